@@ -1,0 +1,15 @@
+import type { ModelRoute, PersonaTraits } from "./persona-traits.js";
+
+/** A persona as the service uses it: identity, owner, traits, access and route. */
+export interface Persona {
+  /** The persona ID (UUID) handed to the customer at onboarding. */
+  id: string;
+  /** The account that owns the persona. */
+  accountId: string;
+  /** Display name, also used to strip a stray "Name:" prefix from model output. */
+  name: string;
+  traits: PersonaTraits;
+  /** Whether the persona may be used on /personify (spec §4.2). */
+  personifyAccess: boolean;
+  modelRoute: ModelRoute;
+}

@@ -1,0 +1,39 @@
+/** Path prefix of every API endpoint (spec §9.1). */
+export const API_PREFIX = "/api/v1";
+
+/** Version of the interface description this contract implements (spec §9.2). */
+export const API_VERSION = "0.1.3";
+
+/** Version of the client library (spec §4.4, §9.2). */
+export const CLIENT_VERSION = "0.1.6";
+
+/** Service slug used in the browser login route (spec §4.5, DESIGN.md). */
+export const SERVICE_SLUG = "persona";
+
+/** Path of the browser login route: `GET /api/persona/cli/login` (spec §4.5). */
+export const LOGIN_PATH = `/api/${SERVICE_SLUG}/cli/login`;
+
+/** Paths of the three API operations (spec §1.2). */
+export const ENDPOINT_PATHS = {
+  generate: `${API_PREFIX}/generate`,
+  personify: `${API_PREFIX}/personify`,
+  completions: `${API_PREFIX}/completions`,
+} as const;
+
+/**
+ * Size limits the spec leaves open (spec §8.6 "not shown"); chosen by us and
+ * documented in shared/README.md.
+ */
+export const LIMITS = {
+  /** Most messages accepted in one history. */
+  maxMessages: 500,
+  /** Most characters of text in one message or in `raw`. */
+  maxTextLength: 32_000,
+  /** Most stop sequences on /completions. */
+  maxStopSequences: 4,
+  /** Most characters in one stop sequence. */
+  maxStopLength: 200,
+  /** Range of `n` on /completions (spec §4.3, §8.3). */
+  minChoices: 1,
+  maxChoices: 5,
+} as const;

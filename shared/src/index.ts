@@ -1,0 +1,65 @@
+/**
+ * @persona-reply/shared — the wire contract of the Persona Reply API.
+ * Every export of this file is public; nothing else in the package is.
+ */
+export {
+  API_PREFIX,
+  API_VERSION,
+  CLIENT_VERSION,
+  ENDPOINT_PATHS,
+  LIMITS,
+  LOGIN_PATH,
+  SERVICE_SLUG,
+} from "./constants.js";
+export {
+  type CompletionChoice,
+  type CompletionRequest,
+  type CompletionRequestInput,
+  type CompletionResponse,
+  completionChoiceSchema,
+  completionRequestSchema,
+  completionResponseSchema,
+} from "./completions.js";
+export {
+  type CompletionErrorBody,
+  completionErrorBodySchema,
+  describeValidationError,
+  formatPath,
+  type JsonErrorBody,
+  jsonErrorBodySchema,
+  type ParseOutcome,
+  parseWith,
+  type ValidationProblem,
+} from "./errors.js";
+export {
+  type GenerateRequest,
+  type GenerateRequestInput,
+  type GenerateResponse,
+  generateRequestSchema,
+  generateResponseSchema,
+  type ReplyResult,
+  replyResultSchema,
+} from "./generate.js";
+export {
+  checkFinalUserMessage,
+  contentText,
+  type Message,
+  type MessageContent,
+  type MessageInput,
+  type MessageRole,
+  messageContentSchema,
+  messageListSchema,
+  messageRoleSchema,
+  messageSchema,
+  normalizeTimestamp,
+  type TextPart,
+  textPartSchema,
+} from "./message.js";
+export { personaIdSchema } from "./persona-id.js";
+export {
+  type PersonifyRequest,
+  type PersonifyResponse,
+  personifyRequestSchema,
+  personifyResponseSchema,
+} from "./personify.js";
+export { type RateLimit, rateLimitSchema } from "./rate-limits.js";
