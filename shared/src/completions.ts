@@ -42,11 +42,9 @@ export const completionRequestSchema = z
       .union(
         [
           z.string().max(LIMITS.maxStopLength),
-          z
-            .array(z.string().max(LIMITS.maxStopLength))
-            .max(LIMITS.maxStopSequences, {
-              error: `must hold at most ${LIMITS.maxStopSequences} stop sequences`,
-            }),
+          z.array(z.string().max(LIMITS.maxStopLength)).max(LIMITS.maxStopSequences, {
+            error: `must hold at most ${LIMITS.maxStopSequences} stop sequences`,
+          }),
         ],
         {
           error: `must be a string or an array of at most ${LIMITS.maxStopSequences} strings of up to ${LIMITS.maxStopLength} characters`,

@@ -2,15 +2,7 @@
  * @persona-reply/shared — the wire contract of the Persona Reply API.
  * Every export of this file is public; nothing else in the package is.
  */
-export {
-  API_PREFIX,
-  API_VERSION,
-  CLIENT_VERSION,
-  ENDPOINT_PATHS,
-  LIMITS,
-  LOGIN_PATH,
-  SERVICE_SLUG,
-} from "./constants.js";
+
 export {
   type CompletionChoice,
   type CompletionRequest,
@@ -20,6 +12,15 @@ export {
   completionRequestSchema,
   completionResponseSchema,
 } from "./completions.js";
+export {
+  API_PREFIX,
+  API_VERSION,
+  CLIENT_VERSION,
+  ENDPOINT_PATHS,
+  LIMITS,
+  LOGIN_PATH,
+  SERVICE_SLUG,
+} from "./constants.js";
 export {
   type CompletionErrorBody,
   completionErrorBodySchema,

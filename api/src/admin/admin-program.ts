@@ -1,0 +1,165 @@
+import fs from "node:fs";
+import { Command, CommanderError } from "commander";
+import type { Persona } from "../personas/persona.js";
+import { personaFileSchema } from "../personas/persona-traits.js";
+import type { Services } from "../services.js";
+
+/** Where the admin program writes; injectable for tests. */
+export interface AdminOutput {
+  out(text: string): void;
+  error(text: string): void;
+}
+
+function readPersonaFile(file: string) {
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new CommanderError(1, "persona.file", `cannot read ${file}: ${(error as Error).message}`);
+  }
+  const result = personaFileSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new CommanderError(
+      1,
+      "persona.invalid",
+      `${file}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid persona file"}`,
+    );
+  }
+  return result.data;
+}
+
+function describePersona(persona: Persona) {
+  return {
+    id: persona.id,
+    accountId: persona.accountId,
+    name: persona.name,
+    personifyAccess: persona.personifyAccess,
+    modelRoute: persona.modelRoute,
+    traits: persona.traits,
+  };
+}
+
+async function requireAccount(services: Services, id: string): Promise<void> {
+  if ((await services.accounts.find(id)) === undefined) {
+    throw new CommanderError(1, "account.unknown", `no account with ID ${id}`);
+  }
+}
+
+async function requirePersona(services: Services, id: string): Promise<Persona> {
+  const persona = await services.personas.find(id);
+  if (persona === undefined)
+    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
+  return persona;
+}
+
+/**
+ * Builds the operator CLI `persona-admin` (onboarding: accounts, personas,
+ * personify access, keys). Keys are printed once, or written to a file with
+ * mode 0600 by `--out`; lists show only the masked form.
+ */
+export function createAdminProgram(services: Services, output: AdminOutput): Command {
+  const print = (value: unknown) =>
+    output.out(typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  const program = new Command("persona-admin")
+    .description("Operator tool of the Persona Reply service")
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: output.error });
+
+  const account = program.command("account").description("manage accounts");
+  account
+    .command("create")
+    .argument("<name>", "display name of the customer")
+    .description("create an active account; prints its ID")
+    .action(async (name: string) => print((await services.accounts.create(name)).id));
+  account
+    .command("list")
+    .description("list accounts as JSON")
+    .action(async () => print(await services.accounts.list()));
+
+  const persona = program.command("persona").description("manage personas");
+  persona
+    .command("create")
+    .requiredOption("--account <id>", "owning account")
+    .requiredOption("--file <path>", "persona file (JSON, see api/personas/example-persona.json)")
+    .description("create a persona from a traits file; prints the persona ID")
+    .action(async (options: { account: string; file: string }) => {
+      const file = readPersonaFile(options.file);
+      await requireAccount(services, options.account);
+      print((await services.personas.create(options.account, file)).id);
+    });
+  persona
+    .command("update")
+    .argument("<personaId>")
+    .requiredOption("--file <path>", "persona file (JSON)")
+    .description("replace a persona's name, traits, access and model route")
+    .action(async (id: string, options: { file: string }) => {
+      const file = readPersonaFile(options.file);
+      await requirePersona(services, id);
+      const updated = await services.personas.update(id, file);
+      if (updated !== undefined) print(describePersona(updated));
+    });
+  persona
+    .command("show")
+    .argument("<personaId>")
+    .description("show a persona as JSON")
+    .action(async (id: string) => print(describePersona(await requirePersona(services, id))));
+  persona
+    .command("list")
+    .option("--account <id>", "only this account's personas")
+    .description("list personas as JSON")
+    .action(async (options: { account?: string }) =>
+      print((await services.personas.list(options.account)).map(describePersona)),
+    );
+  for (const [command, allowed] of [
+    ["grant-personify", true],
+    ["revoke-personify", false],
+  ] as const) {
+    persona
+      .command(command)
+      .argument("<personaId>")
+      .description(`${allowed ? "grant" : "withdraw"} access to /personify`)
+      .action(async (id: string) => {
+        await requirePersona(services, id);
+        await services.personas.setPersonifyAccess(id, allowed);
+        print(`personify access ${allowed ? "granted" : "withdrawn"} for ${id}`);
+      });
+  }
+
+  const key = program.command("key").description("manage API keys");
+  key
+    .command("create")
+    .requiredOption("--account <id>", "owning account")
+    .option("--name <name>", "display name of the key", "operator key")
+    .option("--out <file>", "write the key to this file (mode 0600) instead of printing it")
+    .description("create an API key; printed once (or written to --out), stored only as a hash")
+    .action(async (options: { account: string; name: string; out?: string }) => {
+      await requireAccount(services, options.account);
+      const { record, key: plaintext } = await services.keys.create(options.account, options.name);
+      if (options.out === undefined) {
+        print(plaintext);
+        output.error(`key ${record.id} created; this is the only time it is shown`);
+      } else {
+        fs.writeFileSync(options.out, `${plaintext}\n`, { mode: 0o600, flag: "wx" });
+        print(`key ${record.id} (${record.masked}) written to ${options.out}`);
+      }
+    });
+  key
+    .command("list")
+    .option("--account <id>", "only this account's keys")
+    .description("list keys (masked) as JSON")
+    .action(async (options: { account?: string }) =>
+      print(await services.keys.list(options.account)),
+    );
+  key
+    .command("revoke")
+    .argument("<keyId>")
+    .description("revoke a key; requests with it get 401 from then on")
+    .action(async (id: string) => {
+      if (!(await services.keys.revoke(id))) {
+        throw new CommanderError(1, "key.unknown", `no active key with ID ${id}`);
+      }
+      print(`key ${id} revoked`);
+    });
+  return program;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { CommanderError } from "commander";
+import { ConfigError, loadConfig } from "../config/config.js";
+import { createServices } from "../create-services.js";
+import { createLogger } from "../logging/logger.js";
+import { createAdminProgram } from "./admin-program.js";
+
+/** `persona-admin`: the operator CLI, on the store named by PERSONA_DATABASE_URL. */
+async function main(): Promise<number> {
+  const config = loadConfig();
+  const services = await createServices(config, createLogger("silent"));
+  const program = createAdminProgram(services, {
+    out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
+    error: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+  });
+  try {
+    await program.parseAsync(process.argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code.startsWith("commander.")) return error.exitCode;
+      process.stderr.write(`persona-admin: ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  } finally {
+    await services.database.destroy();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message =
+      error instanceof ConfigError ? `configuration error: ${error.message}` : String(error);
+    process.stderr.write(`persona-admin: ${message}\n`);
+    process.exit(1);
+  },
+);

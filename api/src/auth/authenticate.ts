@@ -1,0 +1,69 @@
+import type { Request } from "express";
+import { ServiceError } from "../http/service-error.js";
+import { checkApiKeyShape } from "../keys/api-key.js";
+import type { KeyOwner, KeyStore } from "../keys/key-store.js";
+
+/**
+ * Reads the API key from `x-api-key` or `Authorization: Bearer` (spec §5.1–5.2).
+ *
+ * @returns the key, or undefined when neither header is present
+ * @throws {ServiceError} `invalid_api_key` for a non-Bearer Authorization
+ *   header, or two headers carrying different keys
+ */
+export function readApiKey(request: Request): string | undefined {
+  const headerKey = request.headers["x-api-key"];
+  const fromHeader =
+    typeof headerKey === "string" && headerKey.trim() !== "" ? headerKey.trim() : undefined;
+  const authorization = request.headers.authorization;
+  let fromBearer: string | undefined;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization);
+    if (match?.[1] === undefined) {
+      throw new ServiceError(
+        "invalid_api_key",
+        "Authorization header must be of the form: Bearer <API_KEY>",
+      );
+    }
+    fromBearer = match[1];
+  }
+  if (fromHeader !== undefined && fromBearer !== undefined && fromHeader !== fromBearer) {
+    throw new ServiceError(
+      "invalid_api_key",
+      "x-api-key and Authorization carry different keys; send one API key header",
+    );
+  }
+  return fromHeader ?? fromBearer;
+}
+
+/**
+ * Authenticates a request by its API key (spec §5.1, §7 row 401).
+ *
+ * @returns the key's record and its account's status
+ * @throws {ServiceError} `missing_api_key` or `invalid_api_key` (401)
+ */
+export async function authenticate(request: Request, keys: KeyStore): Promise<KeyOwner> {
+  const key = readApiKey(request);
+  if (key === undefined) {
+    throw new ServiceError(
+      "missing_api_key",
+      "missing API key: send it in the x-api-key header or as Authorization: Bearer <API_KEY>",
+    );
+  }
+  const shape = checkApiKeyShape(key);
+  if (shape === "malformed") {
+    throw new ServiceError("invalid_api_key", "invalid API key: it is not a Persona Reply key");
+  }
+  if (shape === "checksum_mismatch") {
+    throw new ServiceError(
+      "invalid_api_key",
+      "invalid API key: its checksum does not match, so it was probably mistyped or cut short",
+    );
+  }
+  const owner = await keys.findByKey(key);
+  if (owner === undefined) throw new ServiceError("invalid_api_key", "invalid API key");
+  if (owner.revokedAt !== null) {
+    throw new ServiceError("invalid_api_key", "invalid API key: this key has been revoked");
+  }
+  void keys.touch(owner).catch(() => undefined);
+  return owner;
+}

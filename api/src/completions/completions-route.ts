@@ -1,0 +1,70 @@
+import { randomBytes } from "node:crypto";
+import {
+  type CompletionResponse,
+  completionRequestSchema,
+  contentText,
+  type Message,
+} from "@persona-reply/shared";
+import { Router } from "express";
+import { authenticate } from "../auth/authenticate.js";
+import { authorizePersona } from "../auth/authorize-persona.js";
+import { chunkText } from "../engine/chunk.js";
+import { setErrorStyle } from "../http/error-style.js";
+import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
+import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import type { Services } from "../services.js";
+import { applyEcho, applyStop } from "./completion-text.js";
+
+/**
+ * `POST /api/v1/completions` (spec §4.3): the completions-style endpoint.
+ * The persona ID is the `model`; `prompt` (a string or one-string array) or
+ * `messages`; `n` choices; output normalized, then `stop` applied, then the
+ * prompt prepended for `echo`. No `usage`. Every error is the completions
+ * error object `{ error: { message, type, param, code: null } }` (spec §7.3).
+ */
+export function createCompletionsRouter(services: Services): Router {
+  const router = Router();
+  router.post(
+    "/completions",
+    (_request, response, next) => {
+      setErrorStyle(response, "completions");
+      next();
+    },
+    requireJsonContentType,
+    parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
+    async (request, response) => {
+      const body = validateBody(completionRequestSchema, request.body, "invalid_request");
+      const owner = await authenticate(request, services.keys);
+      const persona = await authorizePersona(owner, body.model, services.personas, "model");
+      let messages: Message[];
+      let prompt: string;
+      if (body.messages !== undefined) {
+        messages = body.messages;
+        const last = messages[messages.length - 1];
+        prompt = last === undefined ? "" : contentText(last.content);
+      } else {
+        prompt = (typeof body.prompt === "string" ? body.prompt : body.prompt?.[0]) ?? "";
+        messages = [{ role: "user", content: prompt }];
+      }
+      const output = await services.engine.reply(
+        persona,
+        messages,
+        body.n ?? 1,
+        clientGoneSignal(response),
+      );
+      const payload: CompletionResponse = {
+        id: `cmpl-${randomBytes(12).toString("hex")}`,
+        object: "text_completion",
+        created: Math.floor(Date.now() / 1000),
+        model: persona.id,
+        choices: output.texts.map((normalized, index) => {
+          const stopped = applyStop(normalized, body.stop);
+          const text = body.echo === true ? applyEcho(prompt, stopped) : stopped;
+          return { text, index, logprobs: null, finish_reason: "stop", chunks: chunkText(text) };
+        }),
+      };
+      response.json(payload);
+    },
+  );
+  return router;
+}

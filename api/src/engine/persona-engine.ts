@@ -1,0 +1,121 @@
+import type { Message } from "@persona-reply/shared";
+import { ServiceError } from "../http/service-error.js";
+import type { Persona } from "../personas/persona.js";
+import {
+  type ModelProvider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderUsage,
+} from "../providers/model-provider.js";
+import { mapHistory } from "./history.js";
+import { normalizeOutput } from "./normalize.js";
+import { compilePersonifyInstruction, compileSystemPrompt } from "./system-prompt.js";
+
+/** Candidates drawn when a client asks for variations (spec §4.1 includeVariations). */
+export const VARIATION_COUNT = 3;
+
+/** Normalized candidate texts of one engine call, with the provider's token usage. */
+export interface EngineOutput {
+  texts: string[];
+  usage: ProviderUsage;
+}
+
+/** Providers by name, as configured at start-up. */
+export type ProviderRegistry = Partial<Record<Persona["modelRoute"]["provider"], ModelProvider>>;
+
+/**
+ * Turns personas and histories into normalized texts through the persona's
+ * model provider (DESIGN.md "Persona engine"). Upstream failures become
+ * {@link ServiceError}s `upstream_error` (502) or `upstream_timeout` (504).
+ */
+export class PersonaEngine {
+  constructor(
+    private readonly providers: ProviderRegistry,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * Replies to the last user message of a history.
+   *
+   * @param candidates - independent replies to draw (1–5)
+   * @param signal - aborts when the client goes away
+   */
+  reply(
+    persona: Persona,
+    messages: readonly Message[],
+    candidates: number,
+    signal?: AbortSignal,
+  ): Promise<EngineOutput> {
+    return this.run(persona, {
+      task: "reply",
+      messages: mapHistory(persona, messages),
+      candidates,
+      signal,
+    });
+  }
+
+  /** Rewrites `source` in the persona's voice (spec §4.2); the text is data, never instructions. */
+  personify(persona: Persona, source: string, signal?: AbortSignal): Promise<EngineOutput> {
+    return this.run(persona, {
+      task: "personify",
+      messages: [
+        { role: "system", content: compileSystemPrompt(persona) },
+        { role: "user", content: compilePersonifyInstruction(source) },
+      ],
+      source,
+      candidates: 1,
+      signal,
+    });
+  }
+
+  private async run(
+    persona: Persona,
+    request: Omit<ProviderRequest, "persona" | "signal"> & { signal: AbortSignal | undefined },
+  ): Promise<EngineOutput> {
+    const provider = this.providers[persona.modelRoute.provider];
+    if (provider === undefined) {
+      throw new ServiceError(
+        "internal_error",
+        "the persona's model provider is not configured on this server",
+      );
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal =
+      request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+    try {
+      const result = await provider.complete({ ...request, persona, signal });
+      const texts = result.texts.map((text) => normalizeOutput(text, persona.name));
+      if (texts.length === 0 || texts.some((text) => text === "")) {
+        throw new ProviderError("upstream", "the model returned an empty completion");
+      }
+      return { texts, usage: result.usage ?? { inputTokens: 0, outputTokens: 0 } };
+    } catch (error) {
+      if (error instanceof ServiceError) throw error;
+      if (timeout.aborted || (error instanceof ProviderError && error.kind === "timeout")) {
+        throw new ServiceError(
+          "upstream_timeout",
+          `the model provider did not answer within ${this.timeoutMs} ms`,
+          { cause: error },
+        );
+      }
+      const detail = error instanceof ProviderError ? `: ${error.message}` : "";
+      throw new ServiceError("upstream_error", `the model provider failed${detail}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/**
+ * Picks the final reply among candidates: the one whose length is closest to
+ * the median length, the first on ties (stable across runs).
+ */
+export function selectFinalReply(candidates: readonly string[]): string {
+  const lengths = candidates.map((text) => text.length).sort((left, right) => left - right);
+  const median = lengths[Math.floor(lengths.length / 2)] ?? 0;
+  let best = candidates[0] ?? "";
+  for (const candidate of candidates) {
+    if (Math.abs(candidate.length - median) < Math.abs(best.length - median)) best = candidate;
+  }
+  return best;
+}

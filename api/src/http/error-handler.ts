@@ -1,0 +1,74 @@
+import type { CompletionErrorBody, JsonErrorBody } from "@persona-reply/shared";
+import type { ErrorRequestHandler, Response } from "express";
+import type { Logger } from "../logging/logger.js";
+import { errorStyleOf } from "./error-style.js";
+import { ERROR_TABLE, type ErrorCode, ServiceError } from "./service-error.js";
+
+/** body-parser's error `type`s, mapped to our codes. */
+const BODY_PARSER_ERRORS: Record<string, ErrorCode> = {
+  "entity.parse.failed": "malformed_json",
+  "entity.too.large": "payload_too_large",
+  "encoding.unsupported": "unsupported_media_type",
+  "charset.unsupported": "unsupported_media_type",
+  "request.aborted": "invalid_request",
+  "request.size.invalid": "invalid_request",
+  "stream.encoding.set": "internal_error",
+};
+
+function fromBodyParser(error: unknown, bodyLimit: number): ServiceError | undefined {
+  if (typeof error !== "object" || error === null || !("type" in error)) return undefined;
+  const code = BODY_PARSER_ERRORS[String(error.type)];
+  if (code === undefined) return undefined;
+  const messages: Partial<Record<ErrorCode, string>> = {
+    malformed_json: "malformed JSON in request body",
+    payload_too_large: `request body is larger than the limit of ${bodyLimit} bytes`,
+    unsupported_media_type: "unsupported request body encoding or charset; send UTF-8 JSON",
+    invalid_request: "the request body was not received whole",
+  };
+  return new ServiceError(code, messages[code] ?? "internal server error", { cause: error });
+}
+
+/** Writes a {@link ServiceError} in the format of the endpoint's error style (spec §7). */
+export function writeError(response: Response, error: ServiceError): void {
+  const entry = ERROR_TABLE[error.code];
+  response.status(entry.status);
+  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+  const style = errorStyleOf(response);
+  if (style === "completions") {
+    const body: CompletionErrorBody = {
+      error: { message: error.message, type: entry.completionType, param: error.param, code: null },
+    };
+    response.json(body);
+  } else if (style === "native" && entry.nativeFormat === "text") {
+    response.type("text/plain; charset=utf-8").send(error.message);
+  } else {
+    const body: JsonErrorBody = { error: { type: error.code, message: error.message } };
+    response.json(body);
+  }
+}
+
+/**
+ * The one error middleware: turns thrown errors into responses. Anything that
+ * is not a {@link ServiceError} or a body-parser error is logged and answered
+ * with a 500 in the endpoint's format, never with a stack trace.
+ */
+export function createErrorHandler(logger: Logger, bodyLimit: number): ErrorRequestHandler {
+  return (error, request, response, _next) => {
+    const serviceError =
+      error instanceof ServiceError
+        ? error
+        : (fromBodyParser(error, bodyLimit) ??
+          new ServiceError("internal_error", "internal server error", { cause: error }));
+    if (serviceError.status >= 500) {
+      logger.error(
+        { err: serviceError.cause ?? serviceError, code: serviceError.code, path: request.path },
+        "request failed",
+      );
+    }
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    writeError(response, serviceError);
+  };
+}

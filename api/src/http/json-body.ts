@@ -1,0 +1,36 @@
+import express, { type RequestHandler } from "express";
+import { ServiceError } from "./service-error.js";
+
+/**
+ * Requires `Content-Type: application/json` (spec §4 common rules; a charset
+ * parameter is allowed) and answers 415 otherwise.
+ */
+export const requireJsonContentType: RequestHandler = (request, _response, next) => {
+  const header = request.headers["content-type"] ?? "";
+  const mediaType = header.split(";")[0]?.trim().toLowerCase();
+  if (mediaType !== "application/json") {
+    next(
+      new ServiceError(
+        "unsupported_media_type",
+        header === ""
+          ? "Content-Type header is required and must be application/json"
+          : "Content-Type must be application/json",
+      ),
+    );
+    return;
+  }
+  next();
+};
+
+/**
+ * Parses a JSON body up to `limit` bytes. Malformed JSON and over-size bodies
+ * become 400 and 413 through the error handler.
+ */
+export function parseJsonBody(limit: number): RequestHandler {
+  return express.json({ limit, strict: false, type: () => true });
+}
+
+/** Says whether a parsed body is a JSON object (not an array, string, number or null). */
+export function isJsonObject(body: unknown): body is Record<string, unknown> {
+  return typeof body === "object" && body !== null && !Array.isArray(body);
+}

@@ -1,0 +1,74 @@
+/**
+ * Every error the service answers with, by code. One table maps each code to
+ * its HTTP status, the `type` of the /completions error object (spec §7
+ * format 3), and whether /generate and /personify write it as plain text
+ * (validation and authentication, spec §7 format 1) or JSON (quota and
+ * server errors, spec §7 format 2).
+ */
+export const ERROR_TABLE = {
+  malformed_json: { status: 400, completionType: "invalid_request_error", nativeFormat: "text" },
+  invalid_request: { status: 400, completionType: "invalid_request_error", nativeFormat: "text" },
+  unprocessable_request: {
+    status: 422,
+    completionType: "invalid_request_error",
+    nativeFormat: "text",
+  },
+  missing_api_key: { status: 401, completionType: "authentication_error", nativeFormat: "text" },
+  invalid_api_key: { status: 401, completionType: "authentication_error", nativeFormat: "text" },
+  account_inactive: { status: 403, completionType: "permission_error", nativeFormat: "text" },
+  personify_not_allowed: { status: 403, completionType: "permission_error", nativeFormat: "text" },
+  unknown_persona: { status: 404, completionType: "invalid_request_error", nativeFormat: "text" },
+  route_not_found: { status: 404, completionType: "invalid_request_error", nativeFormat: "text" },
+  method_not_allowed: {
+    status: 405,
+    completionType: "invalid_request_error",
+    nativeFormat: "text",
+  },
+  payload_too_large: { status: 413, completionType: "invalid_request_error", nativeFormat: "text" },
+  unsupported_media_type: {
+    status: 415,
+    completionType: "invalid_request_error",
+    nativeFormat: "text",
+  },
+  internal_error: { status: 500, completionType: "server_error", nativeFormat: "json" },
+  upstream_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
+  upstream_timeout: { status: 504, completionType: "server_error", nativeFormat: "json" },
+} as const satisfies Record<
+  string,
+  { status: number; completionType: string; nativeFormat: "text" | "json" }
+>;
+
+/** A code of {@link ERROR_TABLE}. */
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/**
+ * An error the service answers with. Route code throws it; the error
+ * middleware writes it in the endpoint's format. `param` names the offending
+ * request field for the /completions error object.
+ *
+ * @example
+ * throw new ServiceError("unknown_persona", "unknown personaId", { param: "model" });
+ */
+export class ServiceError extends Error {
+  override readonly name = "ServiceError";
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  /** Extra response headers, e.g. `Retry-After`. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { param?: string | null; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.param = options.param ?? null;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The HTTP status of this error's code. */
+  get status(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "../storage/database.js";
+import { generateApiKey, hashApiKey, maskApiKey } from "./api-key.js";
+
+/** An API key's record: never the key itself. */
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  /** Prefix and last four, e.g. `prk_…Ab3d`. */
+  masked: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** A key found by its hash, with its account's status. */
+export interface KeyOwner extends ApiKeyRecord {
+  accountStatus: "active" | "suspended" | "closed";
+}
+
+/** How often `last_used_at` is refreshed at most, so the hot path rarely writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Creates, finds, lists and revokes API keys; stores only their hashes. */
+export class KeyStore {
+  constructor(private readonly database: Database) {}
+
+  /**
+   * Creates a key for an account.
+   *
+   * @returns the record and the plaintext key, which exists only in this
+   *   return value: show it once, never log it
+   */
+  async create(accountId: string, name: string): Promise<{ record: ApiKeyRecord; key: string }> {
+    const key = generateApiKey();
+    const record: ApiKeyRecord = {
+      id: randomUUID(),
+      accountId,
+      name,
+      masked: maskApiKey(key),
+      createdAt: new Date().toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.database
+      .insertInto("api_keys")
+      .values({
+        id: record.id,
+        account_id: accountId,
+        name,
+        key_hash: hashApiKey(key),
+        masked: record.masked,
+        created_at: record.createdAt,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    return { record, key };
+  }
+
+  /** Finds the key whose hash matches a presented key, revoked or not. */
+  async findByKey(key: string): Promise<KeyOwner | undefined> {
+    const row = await this.database
+      .selectFrom("api_keys")
+      .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+      .selectAll("api_keys")
+      .select("accounts.status as account_status")
+      .where("api_keys.key_hash", "=", hashApiKey(key))
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      name: row.name,
+      masked: row.masked,
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: row.revoked_at,
+      accountStatus: row.account_status,
+    };
+  }
+
+  /** Records a use of the key, at most once a minute per key. */
+  async touch(record: ApiKeyRecord, now = new Date()): Promise<void> {
+    const last = record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt);
+    if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+    await this.database
+      .updateTable("api_keys")
+      .set({ last_used_at: now.toISOString() })
+      .where("id", "=", record.id)
+      .execute();
+  }
+
+  /** Lists an account's keys (or all keys), oldest first. */
+  async list(accountId?: string): Promise<ApiKeyRecord[]> {
+    let query = this.database.selectFrom("api_keys").selectAll();
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    const rows = await query.orderBy("created_at").orderBy("id").execute();
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      name: row.name,
+      masked: row.masked,
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: row.revoked_at,
+    }));
+  }
+
+  /**
+   * Revokes a key by ID; a revoked key answers 401 from then on.
+   *
+   * @returns true when a key that was active is now revoked
+   */
+  async revoke(id: string): Promise<boolean> {
+    const result = await this.database
+      .updateTable("api_keys")
+      .set({ revoked_at: new Date().toISOString() })
+      .where("id", "=", id)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}

@@ -1,0 +1,27 @@
+import { type Logger, pino } from "pino";
+
+export type { Logger };
+
+/**
+ * Paths redacted from every log line: API keys travel in these headers, and
+ * the upstream key in the provider options.
+ */
+export const REDACTED_PATHS = [
+  "req.headers.authorization",
+  'req.headers["x-api-key"]',
+  "request.headers.authorization",
+  'request.headers["x-api-key"]',
+  "apiKey",
+  "*.apiKey",
+];
+
+/**
+ * Creates the structured JSON logger (pino) with secrets redacted.
+ *
+ * @param level - pino level, e.g. `info` or `silent`
+ * @param destination - where lines go; standard output by default
+ */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
+  return destination === undefined ? pino(options) : pino(options, destination);
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import path from "node:path";
+import { ConfigError, loadConfig } from "./config/config.js";
+import { createServices } from "./create-services.js";
+import { createLogger } from "./logging/logger.js";
+import { seedDemo } from "./seed/demo-seed.js";
+import { startServer } from "./server.js";
+
+/** Starts the service: config → store and migrations → demo seed → HTTP → graceful shutdown. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`persona-reply: configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.PERSONA_LOG_LEVEL);
+  const services = await createServices(config, logger);
+  const server = await startServer(services);
+  const baseUrl = config.PERSONA_PUBLIC_URL?.replace(/\/$/u, "") ?? server.url;
+  if (config.PERSONA_SEED_DEMO) {
+    const report = await seedDemo(services, baseUrl);
+    logger.info(
+      { envFile: path.resolve(report.envFile), personaId: report.personaId },
+      report.seeded
+        ? "seeded the demo account, persona and key; SERVICE_* values written to the env file"
+        : "demo already seeded",
+    );
+  }
+  logger.info(
+    { url: server.url, api: `${baseUrl}/api/v1`, health: `${server.url}/healthz` },
+    "Persona Reply is listening",
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`persona-reply: failed to start: ${String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "../storage/database.js";
+import type { PersonasTable } from "../storage/schema.js";
+import type { Persona } from "./persona.js";
+import { type PersonaFile, personaTraitsSchema } from "./persona-traits.js";
+
+function toPersona(row: PersonasTable): Persona {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    traits: personaTraitsSchema.parse(JSON.parse(row.traits)),
+    personifyAccess: row.personify_access === 1,
+    modelRoute: {
+      provider: row.provider === "openai-compatible" ? "openai-compatible" : "offline",
+      model: row.model,
+    },
+  };
+}
+
+/** Reads and writes personas. */
+export class PersonaStore {
+  constructor(private readonly database: Database) {}
+
+  /**
+   * Creates a persona for an account from a validated persona file.
+   *
+   * @returns the new persona, with its freshly issued persona ID
+   */
+  async create(accountId: string, file: PersonaFile): Promise<Persona> {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    await this.database
+      .insertInto("personas")
+      .values({
+        id,
+        account_id: accountId,
+        name: file.name,
+        traits: JSON.stringify(file.traits),
+        personify_access: file.personifyAccess ? 1 : 0,
+        provider: file.modelRoute.provider,
+        model: file.modelRoute.model,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const persona = await this.find(id);
+    if (persona === undefined) throw new Error(`persona ${id} vanished after insert`);
+    return persona;
+  }
+
+  /**
+   * Replaces a persona's name, traits, access and route from a persona file.
+   *
+   * @returns the updated persona, or undefined when no persona has this ID
+   */
+  async update(id: string, file: PersonaFile): Promise<Persona | undefined> {
+    await this.database
+      .updateTable("personas")
+      .set({
+        name: file.name,
+        traits: JSON.stringify(file.traits),
+        personify_access: file.personifyAccess ? 1 : 0,
+        provider: file.modelRoute.provider,
+        model: file.modelRoute.model,
+        updated_at: new Date().toISOString(),
+      })
+      .where("id", "=", id)
+      .execute();
+    return this.find(id);
+  }
+
+  /** Grants or withdraws /personify access (spec §4.2). */
+  async setPersonifyAccess(id: string, allowed: boolean): Promise<Persona | undefined> {
+    await this.database
+      .updateTable("personas")
+      .set({ personify_access: allowed ? 1 : 0, updated_at: new Date().toISOString() })
+      .where("id", "=", id)
+      .execute();
+    return this.find(id);
+  }
+
+  /** Finds a persona by ID. */
+  async find(id: string): Promise<Persona | undefined> {
+    const row = await this.database
+      .selectFrom("personas")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row && toPersona(row);
+  }
+
+  /** Lists personas, of one account when given, oldest first. */
+  async list(accountId?: string): Promise<Persona[]> {
+    let query = this.database.selectFrom("personas").selectAll();
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    const rows = await query.orderBy("created_at").orderBy("id").execute();
+    return rows.map(toPersona);
+  }
+}

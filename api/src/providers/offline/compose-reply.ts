@@ -1,0 +1,193 @@
+import type { PersonaTraits } from "../../personas/persona-traits.js";
+import { fillTemplate, type TemplateSlots } from "./fill-template.js";
+import { classifyIntent, type Intent } from "./intent.js";
+import {
+  CORE_TEMPLATES,
+  ELABORATIONS,
+  FOLLOW_UPS,
+  ROLE_SENTENCES,
+  TOPIC_SENTENCES,
+} from "./reply-phrasebook.js";
+import { rolePhrase } from "./role-phrase.js";
+import type { SeededRandom } from "./seeded-random.js";
+import { extractTopic } from "./topic.js";
+import { applyFormality, capitalizeFirst, exclaim, finishSentence } from "./voice.js";
+import {
+  ENGAGEMENT_SENTENCES,
+  EXTRA_SENTENCES,
+  FOLLOW_UP_PROBABILITY,
+  GLAD,
+  GOODBYE,
+  HELLO,
+  HUMOUR_ASIDES,
+  OPENER_PROBABILITY,
+  STANCE_SENTENCES,
+  SURE,
+  TONE_SENTENCES,
+  UNDERSTOOD,
+} from "./voice-phrasebook.js";
+
+/** What {@link composeReply} needs for one candidate. */
+export interface ComposeReplyOptions {
+  /** The persona's validated traits. */
+  traits: PersonaTraits;
+  /** The last user message, `""` when the history has none. */
+  userText: string;
+  /** This candidate's randomness (seeded, so replies are reproducible). */
+  random: SeededRandom;
+  /** Which core template to use; consecutive values give different core sentences. */
+  variant: number;
+}
+
+/** One sentence of a reply before rendering. */
+interface Sentence {
+  text: string;
+  /** Sentences of feeling, which end in "!" for expressive personas. */
+  emotive: boolean;
+  /** The persona's own words (a signature phrase): no formality pass. */
+  verbatim: boolean;
+  /** Position in the reply; extras are chosen at random but kept in this order. */
+  order: number;
+}
+
+const SOCIAL_INTENTS: ReadonlySet<Intent> = new Set(["greeting", "farewell", "thanks", "apology"]);
+const TOPICAL_INTENTS: ReadonlySet<Intent> = new Set(["question", "help", "statement"]);
+
+/** How likely a humour aside or a signature phrase is offered as an extra sentence. */
+const HUMOUR_PROBABILITY = 0.6;
+const SIGNATURE_PROBABILITY = 0.5;
+
+/**
+ * Composes one reply to the last user message from templates shaped by the
+ * persona's traits: intent decides the core sentence (an avoided topic gets a
+ * polite decline naming the role), verbosity how many extra sentences follow
+ * (concise none, balanced one, elaborate three; a greeting word and a follow-up question may add one each), and the other
+ * traits which ones and in what words. Plain text, whole sentences, no
+ * quotes or role prefix. Deterministic for a given `random` and `variant`.
+ *
+ * @returns the reply text
+ * @example
+ * composeReply({ traits, userText: "Hi!", random: createSeededRandom(1), variant: 0 });
+ * // "Hey, it's good to hear from you."
+ */
+export function composeReply(options: ComposeReplyOptions): string {
+  const { traits, userText, random, variant } = options;
+  const { personality, communicationStyle: style } = traits;
+  const { intent, avoidedTopic } = classifyIntent(
+    userText,
+    traits.behaviouralGuidelines.avoidTopics,
+  );
+  const topic =
+    intent === "avoided-topic"
+      ? tidyAvoidedTopic(avoidedTopic ?? "")
+      : TOPICAL_INTENTS.has(intent)
+        ? extractTopic(userText)
+        : "";
+  const slots: TemplateSlots = {
+    topic,
+    role: rolePhrase(traits.behaviouralGuidelines.role),
+    hello: random.pick(HELLO[style.formality]),
+    goodbye: random.pick(GOODBYE[style.formality]),
+    sure: random.pick(SURE[style.formality]),
+    understood: random.pick(UNDERSTOOD[style.formality]),
+    glad: GLAD[personality.emotionalTone],
+  };
+  const make = (template: string, order: number, emotive = false): Sentence => ({
+    text: fillTemplate(template, slots),
+    emotive,
+    verbatim: false,
+    order,
+  });
+  const topicKey = topic === "" ? "withoutTopic" : "withTopic";
+  const declining = intent === "avoided-topic";
+
+  const sentences: Sentence[] = [];
+  const opens =
+    !SOCIAL_INTENTS.has(intent) &&
+    !declining &&
+    style.verbosity !== "concise" &&
+    random.chance(OPENER_PROBABILITY[personality.extraversion]);
+  if (opens) sentences.push(make("{hello}.", 0, true));
+  const cores = CORE_TEMPLATES[intent][topicKey];
+  sentences.push(make(at(cores, variant), 1, SOCIAL_INTENTS.has(intent)));
+
+  // Extras: the stance sentence first when there is room, the rest at random.
+  const preferred: Sentence[] = [];
+  const optional: Sentence[] = [];
+  const stances = STANCE_SENTENCES[personality.confidence];
+  if (TOPICAL_INTENTS.has(intent) && stances.length > 0) {
+    preferred.push(make(random.pick(stances), 2));
+  }
+  if (topic !== "" && !declining) optional.push(make(random.pick(TOPIC_SENTENCES), 3));
+  const elaborations = ELABORATIONS[intent];
+  const firstElaboration = random.integer(0, elaborations.length - 1);
+  const secondElaboration = firstElaboration + random.integer(1, elaborations.length - 1);
+  optional.push(make(at(elaborations, firstElaboration), 4));
+  optional.push(make(at(elaborations, secondElaboration), 5));
+  if (!declining) {
+    const feelings = TONE_SENTENCES[personality.emotionalTone];
+    if (style.emotionalExpression !== "reserved" && feelings.length > 0) {
+      optional.push(make(random.pick(feelings), 6, true));
+    }
+    optional.push(make(random.pick(ROLE_SENTENCES), 7));
+    optional.push(make(random.pick(ENGAGEMENT_SENTENCES[personality.extraversion]), 8));
+    if (personality.humourStyle !== "none" && random.chance(HUMOUR_PROBABILITY)) {
+      const aside = random.pick(HUMOUR_ASIDES[personality.humourStyle]);
+      optional.push(make(aside, 9, personality.humourStyle === "playful"));
+    }
+    if (traits.signaturePhrases.length > 0 && random.chance(SIGNATURE_PROBABILITY)) {
+      const phrase = random.pick(traits.signaturePhrases).replace(/\s+/g, " ").trim();
+      if (phrase !== "") {
+        optional.push({ text: finishSentence(phrase), emotive: false, verbatim: true, order: 10 });
+      }
+    }
+  }
+  const [fewest, most] = EXTRA_SENTENCES[style.verbosity];
+  const room = random.integer(fewest, most);
+  const chosen = [...preferred, ...shuffle(optional, random)].slice(0, room);
+  sentences.push(...chosen);
+
+  if (random.chance(FOLLOW_UP_PROBABILITY[style.questionFrequency])) {
+    sentences.push(make(random.pick(FOLLOW_UPS[intent][topicKey]), 11));
+  }
+  return render(sentences, traits, random.chance(0.5));
+}
+
+/** Formats the chosen sentences in order: formality, exclamations, capitals. */
+function render(sentences: Sentence[], traits: PersonaTraits, neutralContracts: boolean): string {
+  const { formality, emotionalExpression } = traits.communicationStyle;
+  return sentences
+    .sort((left, right) => left.order - right.order)
+    .map((sentence) => {
+      let text = sentence.text;
+      if (!sentence.verbatim) text = applyFormality(text, formality, neutralContracts);
+      if (sentence.emotive && emotionalExpression === "expressive") text = exclaim(text);
+      return capitalizeFirst(text);
+    })
+    .join(" ");
+}
+
+/** The item at `index`, wrapping around, so any variant picks a template. */
+function at(items: readonly string[], index: number): string {
+  return items[((index % items.length) + items.length) % items.length] ?? "";
+}
+
+/** A Fisher–Yates shuffle driven by the seeded random (a copy; the input is kept). */
+function shuffle<Item>(items: readonly Item[], random: SeededRandom): Item[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = random.integer(0, index);
+    [copy[index], copy[other]] = [copy[other] as Item, copy[index] as Item];
+  }
+  return copy;
+}
+
+/** An avoid topic as it reads inside a sentence: trimmed, no end punctuation, sentence case lowered. */
+function tidyAvoidedTopic(topic: string): string {
+  const trimmed = topic
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/[.!?,;:]+$/, "");
+  const rest = trimmed.slice(1);
+  return rest === rest.toLowerCase() ? trimmed.charAt(0).toLowerCase() + rest : trimmed;
+}

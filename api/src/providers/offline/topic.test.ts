@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { extractTopic } from "./topic.js";
+
+describe("extractTopic", () => {
+  it.each([
+    ["What is the history of ancient Rome?", "the history of ancient Rome"],
+    ["Can you help me reset my password?", "your password"],
+    ["What is your refund policy?", "my refund policy"],
+    ["I went hiking in the Alps yesterday.", "hiking in the Alps"],
+    ["Pizza, pasta and wine", "pizza"],
+    ["My e-mail bounced", "your e-mail bounced"],
+    ["Tell me about the API limits", "the API limits"],
+  ])("%j → %j", (input, expected) => {
+    expect(extractTopic(input)).toBe(expected);
+  });
+
+  it("returns nothing when there is no content word", () => {
+    expect(extractTopic("Hi! How are you?")).toBe("");
+    expect(extractTopic("😀😀😀")).toBe("");
+    expect(extractTopic("")).toBe("");
+  });
+
+  it("caps the number of content words and skips overlong words", () => {
+    expect(extractTopic("red green blue yellow", 2)).toBe("red green");
+    expect(extractTopic(`${"x".repeat(40)} tea`)).toBe("tea");
+  });
+
+  it("handles long text without punctuation quickly", () => {
+    const text = "word ".repeat(20_000);
+    expect(extractTopic(text)).toBe("word word word");
+  });
+});

@@ -1,0 +1,82 @@
+import OpenAI from "openai";
+import {
+  type ModelProvider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderResult,
+} from "../model-provider.js";
+
+/** Settings of the OpenAI-compatible upstream (server configuration, never the customer's). */
+export interface OpenAiCompatibleOptions {
+  /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama). */
+  baseUrl: string;
+  /** Upstream key; local servers accept any non-empty value. */
+  apiKey: string;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs: number;
+  /** SDK retries on connection errors, 408/409/429/5xx. */
+  maxRetries: number;
+}
+
+function describeUpstreamError(error: unknown): ProviderError {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ProviderError("timeout", "the upstream timed out", { cause: error });
+  }
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    return new ProviderError("upstream", `upstream answered ${error.status}`, { cause: error });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ProviderError("upstream", "could not reach the upstream", { cause: error });
+  }
+  return new ProviderError("upstream", "the upstream answer could not be read", { cause: error });
+}
+
+/**
+ * A provider for any server speaking the chat completions protocol (hosted
+ * APIs, Ollama, vLLM, llama.cpp's server) through the official `openai` SDK.
+ * Each candidate is its own call, made in parallel, because many compatible
+ * servers ignore `n`.
+ *
+ * @throws {ProviderError} `timeout` or `upstream` on any upstream failure
+ */
+export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions): ModelProvider {
+  const client = new OpenAI({
+    baseURL: options.baseUrl,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+  });
+  return {
+    name: "openai-compatible",
+    async complete(request: ProviderRequest): Promise<ProviderResult> {
+      const calls = Array.from({ length: request.candidates }, () =>
+        client.chat.completions.create(
+          { model: request.persona.modelRoute.model, messages: request.messages },
+          { signal: request.signal },
+        ),
+      );
+      try {
+        const completions = await Promise.all(calls);
+        const texts = completions.map((completion) => {
+          const content = completion.choices[0]?.message?.content;
+          if (typeof content !== "string") {
+            throw new ProviderError("upstream", "the upstream returned no message content");
+          }
+          return content;
+        });
+        return {
+          texts,
+          usage: {
+            inputTokens: completions.reduce((sum, c) => sum + (c.usage?.prompt_tokens ?? 0), 0),
+            outputTokens: completions.reduce(
+              (sum, c) => sum + (c.usage?.completion_tokens ?? 0),
+              0,
+            ),
+          },
+        };
+      } catch (error) {
+        throw error instanceof ProviderError ? error : describeUpstreamError(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** What the fake upstream does with the next chat completion request. */
+export type UpstreamBehaviour =
+  | { kind: "reply"; text: string }
+  | { kind: "status"; status: number }
+  | { kind: "hang" };
+
+/**
+ * A fake model upstream speaking the chat completions protocol over real
+ * HTTP on a loopback port: a test double for the OpenAI-compatible provider.
+ */
+export interface FakeUpstream {
+  /** Base URL including `/v1`, as the provider expects. */
+  baseUrl: string;
+  /** Bodies of the requests received, in order. */
+  requests: Array<{ model: string; messages: Array<{ role: string; content: string }> }>;
+  /** Authorization headers received, to check the upstream key is sent. */
+  authorizations: string[];
+  behaviour: UpstreamBehaviour;
+  close(): Promise<void>;
+}
+
+/** Starts a fake chat completions server on 127.0.0.1 with a random port. */
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const hanging = new Set<http.ServerResponse>();
+  const upstream: FakeUpstream = {
+    baseUrl: "",
+    requests: [],
+    authorizations: [],
+    behaviour: { kind: "reply", text: "Hello from upstream." },
+    close: async () => {},
+  };
+  const server = http.createServer((request, response) => {
+    let raw = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => {
+      raw += chunk;
+    });
+    request.on("end", () => {
+      upstream.requests.push(JSON.parse(raw));
+      upstream.authorizations.push(request.headers.authorization ?? "");
+      const behaviour = upstream.behaviour;
+      if (behaviour.kind === "hang") {
+        hanging.add(response);
+        return;
+      }
+      if (behaviour.kind === "status") {
+        response.writeHead(behaviour.status, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({ error: { message: "upstream says no", type: "server_error" } }),
+        );
+        return;
+      }
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: "fake-model",
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: behaviour.text },
+              finish_reason: "stop",
+            },
+          ],
+          usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  upstream.baseUrl = `http://127.0.0.1:${port}/v1`;
+  upstream.close = () =>
+    new Promise((resolve) => {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return upstream;
+}
