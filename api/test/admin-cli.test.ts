@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { ADMIN_SCRIPT } from "./support/spawn-service.js";
+import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-admin-"));
 const examplePersona = fileURLToPath(new URL("../personas/example-persona.json", import.meta.url));

@@ -7,8 +7,8 @@ import {
   personifyResponseSchema,
 } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
-import { type SpawnedService, spawnService } from "./support/spawn-service.js";
 
 let directory: string;
 let service: SpawnedService;

@@ -27,12 +27,19 @@ import {
   UNDERSTOOD,
 } from "./voice-phrasebook.js";
 
+/** A user turn as the composer reads it, once for all candidates. */
+export interface Turn {
+  intent: Intent;
+  /** A short topic from the message, or the avoided topic for a decline; `""` when none. */
+  topic: string;
+}
+
 /** What {@link composeReply} needs for one candidate. */
 export interface ComposeReplyOptions {
   /** The persona's validated traits. */
   traits: PersonaTraits;
-  /** The last user message, `""` when the history has none. */
-  userText: string;
+  /** The last user turn, from {@link readTurn}. */
+  turn: Turn;
   /** This candidate's randomness (seeded, so replies are reproducible). */
   random: SeededRandom;
   /** Which core template to use; consecutive values give different core sentences. */
@@ -58,31 +65,44 @@ const HUMOUR_PROBABILITY = 0.6;
 const SIGNATURE_PROBABILITY = 0.5;
 
 /**
- * Composes one reply to the last user message from templates shaped by the
- * persona's traits: intent decides the core sentence (an avoided topic gets a
- * polite decline naming the role), verbosity how many extra sentences follow
- * (concise none, balanced one, elaborate three; a greeting word and a follow-up question may add one each), and the other
- * traits which ones and in what words. Plain text, whole sentences, no
- * quotes or role prefix. Deterministic for a given `random` and `variant`.
+ * Reads the last user message: its intent (see {@link classifyIntent}) and a
+ * short topic to reflect (see {@link extractTopic}); for a turn touching one
+ * of the persona's `avoidTopics`, the topic is that avoided topic.
+ *
+ * @param traits - the persona's traits (for `avoidTopics`)
+ * @param userText - the last user message, `""` when the history has none
+ * @example
+ * readTurn(traits, "What is the history of ancient Rome?");
+ * // { intent: "question", topic: "the history of ancient Rome" }
+ */
+export function readTurn(traits: PersonaTraits, userText: string): Turn {
+  const reading = classifyIntent(userText, traits.behaviouralGuidelines.avoidTopics);
+  if (reading.intent === "avoided-topic") {
+    return { intent: reading.intent, topic: tidyAvoidedTopic(reading.avoidedTopic ?? "") };
+  }
+  const topic = TOPICAL_INTENTS.has(reading.intent) ? extractTopic(userText) : "";
+  return { intent: reading.intent, topic };
+}
+
+/**
+ * Composes one reply to a user turn from templates shaped by the persona's
+ * traits: the intent decides the core sentence (an avoided topic gets a
+ * polite decline naming the role); verbosity how many extra sentences follow
+ * (concise none, balanced one, elaborate three; a greeting word and a
+ * follow-up question may add one each); the other traits which ones and in
+ * what words. Plain text, whole sentences, no quotes or role prefix.
+ * Deterministic for a given `random` and `variant`.
  *
  * @returns the reply text
  * @example
- * composeReply({ traits, userText: "Hi!", random: createSeededRandom(1), variant: 0 });
+ * const turn = readTurn(traits, "Hi!");
+ * composeReply({ traits, turn, random: createSeededRandom(1), variant: 0 });
  * // "Hey, it's good to hear from you."
  */
 export function composeReply(options: ComposeReplyOptions): string {
-  const { traits, userText, random, variant } = options;
+  const { traits, turn, random, variant } = options;
+  const { intent, topic } = turn;
   const { personality, communicationStyle: style } = traits;
-  const { intent, avoidedTopic } = classifyIntent(
-    userText,
-    traits.behaviouralGuidelines.avoidTopics,
-  );
-  const topic =
-    intent === "avoided-topic"
-      ? tidyAvoidedTopic(avoidedTopic ?? "")
-      : TOPICAL_INTENTS.has(intent)
-        ? extractTopic(userText)
-        : "";
   const slots: TemplateSlots = {
     topic,
     role: rolePhrase(traits.behaviouralGuidelines.role),

@@ -148,7 +148,10 @@ export function contractText(text: string, apostrophe = "'"): string {
     if (second !== undefined && isInlineSpace(tokens[index + 1])) {
       const secondWord = normalizeWord(second.text);
       const contracted = CONTRACTIONS.get(`${first} ${secondWord}`);
-      const allowed = secondWord === "not" || isInlineSpace(tokens[index + 3]);
+      // "it is not" reads better as "it isn't" than "it's not", and "I will
+      // not" as "I won't": leave the pronoun so the "not" pair contracts.
+      const beforeNot = secondWord !== "am" && nextWord(tokens, index + 2) === "not";
+      const allowed = secondWord === "not" || (isInlineSpace(tokens[index + 3]) && !beforeNot);
       if (contracted !== undefined && allowed) {
         const original = `${token.text} ${second.text}`;
         result += matchCase(original, contracted.replace("'", apostrophe));

@@ -111,7 +111,7 @@ export function classifyIntent(text: string, avoidTopics: readonly string[]): In
 /**
  * The first avoid topic found in the spaced word list, trimmed as written.
  * Topics are split into words the same way as the message, so "Politics!"
- * matches "politics" and "e-commerce" matches "e commerce".
+ * matches "politics" and "stock tips" matches "Stock  tips?".
  */
 function findAvoidedTopic(spaced: string, avoidTopics: readonly string[]): string | undefined {
   for (const topic of avoidTopics) {

@@ -5,7 +5,7 @@ import type {
   ProviderResult,
   ProviderUsage,
 } from "../model-provider.js";
-import { composeReply } from "./compose-reply.js";
+import { composeReply, readTurn } from "./compose-reply.js";
 import { personifyText } from "./personify-text.js";
 import { createSeededRandom, hashTexts } from "./seeded-random.js";
 
@@ -45,14 +45,15 @@ export function createOfflineProvider(): ModelProvider {
       const variantBase = hashTexts(conversation);
       const userText = lastUserText(request.messages);
       const source = request.source ?? userText;
+      const turn = request.task === "reply" ? readTurn(persona.traits, userText) : undefined;
       const texts: string[] = [];
       for (let index = 0; index < request.candidates; index++) {
-        const random = createSeededRandom(hashTexts([...conversation, String(index)]));
+        const random = createSeededRandom(hashTexts([String(index)], variantBase));
         const variant = variantBase + index;
         texts.push(
-          request.task === "personify"
+          turn === undefined
             ? personifyText({ traits: persona.traits, source, random, variant })
-            : composeReply({ traits: persona.traits, userText, random, variant }),
+            : composeReply({ traits: persona.traits, turn, random, variant }),
         );
       }
       return { texts, usage: estimateUsage(request.messages, texts) };

@@ -1,6 +1,6 @@
 import type { PersonaTraits } from "../../personas/persona-traits.js";
 import type { SeededRandom } from "./seeded-random.js";
-import { applyFormality, exclaim, finishSentence } from "./voice.js";
+import { applyFormality, capitalizeFirst, exclaim, finishSentence } from "./voice.js";
 import { HUMOUR_ASIDES, PERSONIFY_CLOSERS, PERSONIFY_OPENERS } from "./voice-phrasebook.js";
 
 /** What {@link personifyText} needs for one candidate. */
@@ -54,7 +54,7 @@ export function personifyText(options: PersonifyTextOptions): string {
   const trimmed = source.trim();
   if (trimmed === "") return voice("There is nothing to rewrite yet.");
 
-  let body = finishSentence(voice(trimmed));
+  let body = finishSentence(startSentence(voice(trimmed)));
   if (expressive && personality.emotionalTone !== "cool") body = exclaim(body);
 
   const parts: string[] = [];
@@ -75,4 +75,13 @@ export function personifyText(options: PersonifyTextOptions): string {
 
   const separator = trimmed.includes("\n") ? "\n\n" : " ";
   return parts.filter((part) => part !== "").join(separator);
+}
+
+/**
+ * Capitalizes a lowercase first word ("see you" → "See you"), since the
+ * source now follows an opener; "iPhone" and "eBay" keep their spelling.
+ */
+function startSentence(text: string): string {
+  const firstWord = /^\S*/.exec(text)?.[0] ?? "";
+  return firstWord === firstWord.toLowerCase() ? capitalizeFirst(text) : text;
 }

@@ -12,6 +12,10 @@ describe("hashTexts", () => {
     expect(hashTexts(["ab", "c"])).not.toBe(hashTexts(["a", "bc"]));
     expect(hashTexts(["\uD800"])).toBe(hashTexts(["\uD800"]));
   });
+
+  it("continues from a previous hash", () => {
+    expect(hashTexts(["c"], hashTexts(["a", "b"]))).toBe(hashTexts(["a", "b", "c"]));
+  });
 });
 
 describe("createSeededRandom", () => {

@@ -8,12 +8,14 @@ const FNV_PRIME = 0x01000193;
  * parts keeps `["ab", "c"]` and `["a", "bc"]` apart.
  *
  * @param parts - the texts to hash, in order
+ * @param previous - a hash to continue from: `hashTexts(b, hashTexts(a))`
+ *   equals `hashTexts([...a, ...b])`, so a long prefix is hashed once
  * @returns an unsigned 32-bit hash
  * @example
  * hashTexts(["persona-id", "hello"]); // a stable number in [0, 2^32)
  */
-export function hashTexts(parts: readonly string[]): number {
-  let hash = FNV_OFFSET_BASIS;
+export function hashTexts(parts: readonly string[], previous = FNV_OFFSET_BASIS): number {
+  let hash = previous;
   for (const part of parts) {
     for (let index = 0; index < part.length; index++) {
       hash ^= part.charCodeAt(index);

@@ -6,12 +6,12 @@ export interface TextToken {
   isWord: boolean;
 }
 
-// Letters, combining marks and digits, with inner apostrophes ("don't",
-// "l’homme"); everything else is a separator. The two alternatives are
+// Letters, combining marks and digits, with inner apostrophes and hyphens
+// ("don't", "l’homme", "e-mail"); everything else is a separator. The two alternatives are
 // complementary, so the tokens cover the whole text, and neither can
 // backtrack, so matching stays linear. The `u` flag makes a lone surrogate
 // one code point of a separator instead of an error.
-const TOKEN_PATTERN = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*|[^\p{L}\p{M}\p{N}]+/gu;
+const TOKEN_PATTERN = /[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*|[^\p{L}\p{M}\p{N}]+/gu;
 
 /**
  * Splits text into alternating word and separator tokens; joining their

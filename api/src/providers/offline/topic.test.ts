@@ -9,6 +9,7 @@ describe("extractTopic", () => {
     ["I went hiking in the Alps yesterday.", "hiking in the Alps"],
     ["Pizza, pasta and wine", "pizza"],
     ["My e-mail bounced", "your e-mail bounced"],
+    ["The follow-up call, then lunch", "the follow-up call"],
     ["Tell me about the API limits", "the API limits"],
   ])("%j → %j", (input, expected) => {
     expect(extractTopic(input)).toBe(expected);

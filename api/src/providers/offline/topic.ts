@@ -48,8 +48,7 @@ export function extractTopic(text: string, maximumWords = 3): string {
         if (!blank) leading = "";
         continue;
       }
-      if (token.text === "-") pending.push("-");
-      else if (!blank) break;
+      if (!blank) break;
       continue;
     }
     const normalized = normalizeWord(token.text);
@@ -73,17 +72,7 @@ export function extractTopic(text: string, maximumWords = 3): string {
       break;
     }
   }
-  return joinParts(parts);
-}
-
-/** Joins words with spaces, but a hyphen binds its neighbours ("e-mail"). */
-function joinParts(parts: readonly string[]): string {
-  let topic = "";
-  for (const part of parts) {
-    if (part === "-" || topic.endsWith("-") || topic === "") topic += part;
-    else topic += ` ${part}`;
-  }
-  return topic;
+  return parts.join(" ");
 }
 
 /** Lowers "Pizza" at the start of a sentence; keeps "API", "iPhone" and "McDonald". */
