@@ -7,10 +7,10 @@ export interface TextToken {
 }
 
 // Letters, combining marks and digits, with inner apostrophes and hyphens
-// ("don't", "l’homme", "e-mail"); everything else is a separator. The two alternatives are
-// complementary, so the tokens cover the whole text, and neither can
-// backtrack, so matching stays linear. The `u` flag makes a lone surrogate
-// one code point of a separator instead of an error.
+// ("don't", "l’homme", "e-mail"); everything else is a separator. The two
+// alternatives are complementary, so the tokens cover the whole text, and
+// neither can backtrack, so matching stays linear. With the `u` flag a lone
+// surrogate is simply one code point of a separator.
 const TOKEN_PATTERN = /[\p{L}\p{M}\p{N}]+(?:['’-][\p{L}\p{M}\p{N}]+)*|[^\p{L}\p{M}\p{N}]+/gu;
 
 /**
