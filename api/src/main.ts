@@ -2,7 +2,7 @@
 import path from "node:path";
 import { ConfigError, loadConfig } from "./config/config.js";
 import { createServices } from "./create-services.js";
-import { createLogger } from "./logging/logger.js";
+import { asyncStandardOutput, createLogger } from "./logging/logger.js";
 import { seedDemo } from "./seed/demo-seed.js";
 import { startServer } from "./server.js";
 
@@ -18,7 +18,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.PERSONA_LOG_LEVEL);
+  const output = asyncStandardOutput();
+  const logger = createLogger(config.PERSONA_LOG_LEVEL, output);
   const services = await createServices(config, logger);
   const server = await startServer(services);
   const baseUrl = config.PERSONA_PUBLIC_URL?.replace(/\/$/u, "") ?? server.url;
@@ -42,9 +43,13 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "shutting down");
     server.stop().then(
-      () => process.exit(0),
+      () => {
+        output.flushSync();
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, "shutdown failed");
+        output.flushSync();
         process.exit(1);
       },
     );

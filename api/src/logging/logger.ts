@@ -1,4 +1,4 @@
-import { type Logger, pino } from "pino";
+import { type DestinationStream, type Logger, pino } from "pino";
 
 export type { Logger };
 
@@ -16,12 +16,20 @@ export const REDACTED_PATHS = [
 ];
 
 /**
+ * Standard output written asynchronously in the background (sonic-boom), so
+ * logging never blocks a request; call `flushSync()` before exiting.
+ */
+export function asyncStandardOutput() {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
  * Creates the structured JSON logger (pino) with secrets redacted.
  *
  * @param level - pino level, e.g. `info` or `silent`
  * @param destination - where lines go; standard output by default
  */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
   return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { migrationProvider } from "./migrations.js";
 import type { DatabaseSchema } from "./schema.js";
+import { withStatementCache } from "./statement-cache.js";
 
 /** The store's query builder. */
 export type Database = Kysely<DatabaseSchema>;
@@ -20,7 +21,9 @@ export function openDatabase(file: string): Database {
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<DatabaseSchema>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
 }
 
 /**
