@@ -1,0 +1,86 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Path of the loopback callback. */
+export const CALLBACK_PATH = "/callback";
+
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  // The callback URL carries the encrypted key: no page it shows may pass it on.
+  "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+  "x-content-type-options": "nosniff",
+  connection: "close",
+};
+
+/** The one request the callback server takes, and how to answer it. */
+export interface CallbackRequest {
+  query: URLSearchParams;
+  /** Sends the page to the browser; resolves once it is written. */
+  respond(status: number, html: string): Promise<void>;
+}
+
+/** A loopback HTTP server waiting for one callback. */
+export interface CallbackServer {
+  /** `http://127.0.0.1:<port>/callback`. */
+  redirectUri: string;
+  /** The first GET of the callback path; later ones get 410. */
+  callback: Promise<CallbackRequest>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the callback server on 127.0.0.1 with a port the system picks:
+ * loopback only, so nothing off this computer can reach it. It takes one
+ * GET of {@link CALLBACK_PATH}; other paths (a browser's /favicon.ico) get
+ * 404 and do not count.
+ */
+export async function startCallbackServer(): Promise<CallbackServer> {
+  let deliver: (request: CallbackRequest) => void = () => undefined;
+  const callback = new Promise<CallbackRequest>((resolve) => {
+    deliver = resolve;
+  });
+  let taken = false;
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname !== CALLBACK_PATH) {
+      response.writeHead(404, { ...PAGE_HEADERS, "content-type": "text/plain" }).end("Not found");
+      return;
+    }
+    if (request.method !== "GET") {
+      response.writeHead(405, { ...PAGE_HEADERS, allow: "GET" }).end();
+      return;
+    }
+    if (taken) {
+      response
+        .writeHead(410, { ...PAGE_HEADERS, "content-type": "text/plain" })
+        .end("This login has already finished.");
+      return;
+    }
+    taken = true;
+    deliver({
+      query: url.searchParams,
+      respond: (status, html) =>
+        new Promise((resolve) => {
+          response.writeHead(status, PAGE_HEADERS).end(html, () => resolve());
+        }),
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    callback,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

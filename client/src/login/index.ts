@@ -1,0 +1,16 @@
+/**
+ * @persona-reply/client/login — the browser login flow (spec §4.4–4.5), for
+ * the `persona login` command and the coding-agent plugin. Node only. Every
+ * export of this file is public.
+ */
+
+export {
+  type BrowserLoginOptions,
+  type BrowserLoginResult,
+  DEFAULT_LOGIN_TIMEOUT_MS,
+  loginWithBrowser,
+} from "./browser-login.js";
+export { CALLBACK_PATH } from "./callback-server.js";
+export { BrowserLoginError } from "./login-errors.js";
+export { buildLoginUrl, LOGIN_KEY_BITS, type LoginSource } from "./login-request.js";
+export { createProgressLine, type ProgressLine, type ProgressStream } from "./progress-line.js";

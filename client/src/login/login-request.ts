@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto";
+import { LOGIN_PATH } from "@persona-reply/shared";
+import { type CryptoKey, exportJWK, generateKeyPair } from "jose";
+
+/** Where a browser login may come from (spec §4.5 `source`). */
+export type LoginSource = "cli" | "codex" | "claude_code";
+
+/** RSA modulus of the one-time key pair, in bits (the login route asks for ≥ 2048). */
+export const LOGIN_KEY_BITS = 2048;
+/** Key management algorithm of the login route's JWE (issue 5): RSA-OAEP with SHA-256. */
+export const KEY_MANAGEMENT_ALGORITHM = "RSA-OAEP-256";
+/** Content encryption algorithm of the login route's JWE (issue 5): AES-256-GCM. */
+export const CONTENT_ENCRYPTION_ALGORITHM = "A256GCM";
+
+/** The secrets of one login attempt; they live only in this process's memory. */
+export interface LoginSecrets {
+  /** 32 random bytes, base64url (256 bits; the spec asks for a random value, issue 5 for ≥ 128 bits). */
+  state: string;
+  /** Decrypts the `encrypted_api_key` the service sends back. */
+  privateKey: CryptoKey;
+  /** base64url of the public JWK, for `recipient_public_key_jwk`. */
+  encodedPublicKey: string;
+}
+
+/** Makes a fresh `state` and a one-time RSA-OAEP-256 key pair. */
+export async function createLoginSecrets(): Promise<LoginSecrets> {
+  const { publicKey, privateKey } = await generateKeyPair(KEY_MANAGEMENT_ALGORITHM, {
+    modulusLength: LOGIN_KEY_BITS,
+  });
+  const jwk = await exportJWK(publicKey);
+  // Only the public members travel; alg and use say what the key is for.
+  const publicJwk = { kty: jwk.kty, n: jwk.n, e: jwk.e, alg: KEY_MANAGEMENT_ALGORITHM, use: "enc" };
+  return {
+    state: randomBytes(32).toString("base64url"),
+    privateKey,
+    encodedPublicKey: Buffer.from(JSON.stringify(publicJwk)).toString("base64url"),
+  };
+}
+
+/**
+ * Builds the URL of the browser login route, `GET {baseUrl}/api/persona/cli/login`
+ * (spec §4.5), with `state`, `redirect_uri`, `recipient_public_key_jwk` and,
+ * when given, `name` and `source`.
+ *
+ * @param baseUrl - the site origin (a path prefix for a reverse proxy is kept)
+ */
+export function buildLoginUrl(input: {
+  baseUrl: string;
+  state: string;
+  redirectUri: string;
+  encodedPublicKey: string;
+  name?: string | undefined;
+  source?: LoginSource | undefined;
+}): string {
+  const url = new URL(`${input.baseUrl.replace(/\/+$/u, "")}${LOGIN_PATH}`);
+  url.searchParams.set("state", input.state);
+  url.searchParams.set("redirect_uri", input.redirectUri);
+  url.searchParams.set("recipient_public_key_jwk", input.encodedPublicKey);
+  if (input.name !== undefined) url.searchParams.set("name", input.name);
+  if (input.source !== undefined) url.searchParams.set("source", input.source);
+  return url.href;
+}
