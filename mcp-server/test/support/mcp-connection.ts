@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+/** The built command, as an agent would start it (tests run after `npm run build`). */
+export const MCP_MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+
+/** How to start one `persona-mcp`. */
+export interface ServerLaunch {
+  /** The whole environment of the server (nothing is inherited but PATH). */
+  env: Record<string, string>;
+  /** Extra command-line arguments. */
+  args?: string[];
+  /** Working directory (where its `.env` is read). */
+  cwd: string;
+}
+
+/** An SDK client connected to a running `persona-mcp`. */
+export interface McpConnection {
+  client: Client;
+  /** Everything the server wrote to standard error so far. */
+  stderr(): string;
+  /** The URL of the Streamable HTTP endpoint (HTTP only). */
+  url?: string;
+  close(): Promise<void>;
+}
+
+/** Starts a server and connects the SDK's own `Client` to it. */
+export type Connector = (launch: ServerLaunch) => Promise<McpConnection>;
+
+function newClient(): Client {
+  return new Client({ name: "persona-mcp-test", version: "1.0.0" });
+}
+
+/** Spawns `persona-mcp` through the SDK's `StdioClientTransport`, as coding agents do. */
+export const connectStdio: Connector = async (launch) => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_MAIN, ...(launch.args ?? [])],
+    env: launch.env,
+    cwd: launch.cwd,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (data: Buffer) => {
+    stderr += data.toString("utf8");
+  });
+  const client = newClient();
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+};
+
+function waitForExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+}
+
+/**
+ * Spawns `persona-mcp --http --port 0` and connects the SDK's
+ * `StreamableHTTPClientTransport` to the URL it logs.
+ */
+export const connectHttp: Connector = async (launch) => {
+  const child = spawn(
+    process.execPath,
+    [MCP_MAIN, "--http", "--port", "0", ...(launch.args ?? [])],
+    { env: launch.env, cwd: launch.cwd, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  let stdout = "";
+  child.stdout?.on("data", (data: Buffer) => {
+    stdout += data.toString("utf8");
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no HTTP endpoint:\n${stderr}`)), 15_000);
+    child.stderr?.on("data", (data: Buffer) => {
+      stderr += data.toString("utf8");
+      const match = /listening at (http:\/\/\S+)/u.exec(stderr);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`persona-mcp exited with ${code}:\n${stderr}`));
+    });
+  });
+  const client = newClient();
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return {
+    client,
+    url,
+    // The HTTP server writes nothing to standard output; keep it with the log so a test would see it.
+    stderr: () => stderr + stdout,
+    async close() {
+      await client.close();
+      const exited = waitForExit(child);
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+};
+
+/** The environment of a server that sees no real user's files: HOME and XDG_CONFIG_HOME in `home`. */
+export function isolatedEnvironment(home: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: `${home}/config` };
+}
+
+/** A loopback port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
