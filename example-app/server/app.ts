@@ -1,0 +1,135 @@
+import fs from "node:fs";
+import path from "node:path";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import type { ExampleConfig } from "./config.js";
+import { ExampleAppError, toErrorResponse, validationError } from "./errors.js";
+import { type Logger, silentLogger } from "./logger.js";
+import { chatRoute } from "./routes/chat-route.js";
+import { personifyRoute } from "./routes/personify-route.js";
+import { quickstartRoute } from "./routes/quickstart-route.js";
+import { createTargetResolver } from "./service-access.js";
+
+/** The pages of the front end (spec §4.6): each answers the built `index.html`. */
+export const PAGE_PATHS = ["/", "/chat", "/personify"] as const;
+
+/** The API routes (spec §4.6). */
+export const API_ROUTES = ["/api/quickstart", "/api/chat", "/api/personify"] as const;
+
+/** Largest JSON body accepted (a 500-message history of long messages fits). */
+const BODY_LIMIT = "2mb";
+
+/**
+ * Headers of every response: the pages load scripts and styles from this
+ * origin only, and talk to this origin only (the key never leaves the
+ * server, so the browser has no reason to reach the service itself).
+ */
+const securityHeaders: RequestHandler = (_request, response, next) => {
+  response.setHeader(
+    "Content-Security-Policy",
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  );
+  response.setHeader("X-Content-Type-Options", "nosniff");
+  response.setHeader("Referrer-Policy", "no-referrer");
+  next();
+};
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Where log lines go (default: nowhere). */
+  log?: Logger;
+}
+
+/**
+ * Builds the example app's express server: `POST /api/quickstart`,
+ * `POST /api/chat`, `POST /api/personify` (spec §4.6), and the built front
+ * end for `GET /`, `/chat`, `/personify` with its assets. Every failure of
+ * an `/api` route is answered `{ error: { type, message } }`.
+ *
+ * @param config - from {@link loadConfig}
+ * @example
+ * const app = createApp(loadConfig(), { log: jsonLogger() });
+ * app.listen(5173, "127.0.0.1");
+ */
+export function createApp(config: ExampleConfig, options: AppOptions = {}): Express {
+  const log = options.log ?? silentLogger;
+  const resolveTarget = createTargetResolver(config);
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(securityHeaders);
+
+  app.use("/api", express.json({ limit: BODY_LIMIT }));
+  app.post("/api/quickstart", quickstartRoute(resolveTarget));
+  app.post("/api/chat", chatRoute(resolveTarget));
+  app.post("/api/personify", personifyRoute(resolveTarget));
+  app.all("/api/{*rest}", (request, response) => {
+    const known = (API_ROUTES as readonly string[]).includes(request.path);
+    if (known) response.setHeader("Allow", "POST");
+    const message = known
+      ? `${request.path} accepts POST only`
+      : `there is no route ${request.path}; the routes are ${API_ROUTES.join(", ")}`;
+    response.status(known ? 405 : 404).json({ error: { type: "validation", message } });
+  });
+
+  const indexFile = path.join(config.webDirectory, "index.html");
+  app.use(
+    express.static(config.webDirectory, {
+      index: false,
+      setHeaders(response, file) {
+        // Vite puts a content hash in every asset name, so an asset never changes.
+        if (file.includes(`${path.sep}assets${path.sep}`)) {
+          response.setHeader("Cache-Control", "public, max-age=31536000, immutable");
+        }
+      },
+    }),
+  );
+  app.get([...PAGE_PATHS], (_request, response) => {
+    if (!fs.existsSync(indexFile)) {
+      response
+        .status(503)
+        .type("text/plain")
+        .send(
+          "The front end is not built: run `npm run build -w @persona-reply/example-app`, or `npm run dev` in example-app/.",
+        );
+      return;
+    }
+    response.setHeader("Cache-Control", "no-cache");
+    response.sendFile(indexFile);
+  });
+
+  const errorHandler: ErrorRequestHandler = (error, request, response, next) => {
+    if (response.headersSent) {
+      next(error);
+      return;
+    }
+    let failure: unknown = error;
+    // Errors of express.json: malformed JSON, a body over the limit, a bad charset.
+    const bodyError = error as { type?: unknown; status?: unknown };
+    if (typeof bodyError.type === "string" && bodyError.type.startsWith("entity.")) {
+      failure =
+        bodyError.type === "entity.too.large"
+          ? validationError(`the request body is larger than ${BODY_LIMIT}`)
+          : bodyError.type === "entity.parse.failed"
+            ? validationError("the request body is not valid JSON")
+            : validationError("the request body could not be read as UTF-8 JSON");
+    }
+    const target = config.service.ok ? config.service.origin : undefined;
+    const { status, body } = toErrorResponse(failure, target);
+    if (body.error.type !== "validation") {
+      // Statuses, types and the error's class and message: the service never
+      // echoes a key, and the server never puts one in a message.
+      log(status >= 500 ? "error" : "warn", "request failed", {
+        route: request.path,
+        status,
+        type: body.error.type,
+        ...(failure instanceof ExampleAppError
+          ? {}
+          : {
+              error: failure instanceof Error ? `${failure.name}: ${failure.message}` : "unknown",
+            }),
+      });
+    }
+    response.status(status).json(body);
+  };
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,108 @@
+import {
+  ConfigurationError,
+  ConnectionError,
+  PersonaError,
+  TimeoutError,
+} from "@persona-reply/client";
+import OpenAI from "openai";
+
+/**
+ * The `type` of an error body of the example app's routes (spec §4.6):
+ * `validation` — the request is wrong, the message says what to fix (400);
+ * `config` — the server lacks a setting, the message names the variable,
+ * never its value (500); `provider` — the service answered an error or could
+ * not be reached, the message is the service's (its 4xx status, else 502).
+ */
+export type ErrorType = "validation" | "config" | "provider";
+
+/** Error body of every route: `{ error: { type, message } }` (spec §4.6). */
+export interface ErrorBody {
+  error: { type: ErrorType; message: string };
+}
+
+/**
+ * A failure a route answers with its status and `{ error: { type, message } }`.
+ *
+ * @example
+ * throw new ExampleAppError("validation", 400, "prompt: is required");
+ */
+export class ExampleAppError extends Error {
+  override name = "ExampleAppError";
+  constructor(
+    /** The error body's `type`. */
+    readonly type: ErrorType,
+    /** HTTP status of the response. */
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A `validation` error (400): `message` says what to fix. */
+export function validationError(message: string): ExampleAppError {
+  return new ExampleAppError("validation", 400, message);
+}
+
+/** A `config` error (500) naming the missing or unusable variable. */
+export function configError(message: string): ExampleAppError {
+  return new ExampleAppError("config", 500, message);
+}
+
+/** The upstream status passed through: a 4xx as it is (429 included), anything else 502. */
+function providerStatus(status: number | undefined): number {
+  return status !== undefined && status >= 400 && status < 500 ? status : 502;
+}
+
+/**
+ * The service's own message out of an `openai` error: the `error.message`
+ * of the completions error body (spec §7.3), or the text of a body that was
+ * not JSON, without the `400 ` prefix the SDK adds.
+ */
+function openAiMessage(error: InstanceType<typeof OpenAI.APIError>): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (typeof body?.message === "string" && body.message !== "") return body.message;
+  const prefix = error.status === undefined ? "" : `${error.status} `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/**
+ * Turns anything a route threw into its status and error body. Errors of
+ * the `openai` client and of `@persona-reply/client` become `provider`
+ * errors with the service's status (4xx) or 502 and the service's message;
+ * a connection failure or timeout is a 502 that says so; anything else is a
+ * 502 `provider` error with a generic message (the detail goes to the log).
+ *
+ * @param error - what was thrown
+ * @param serviceOrigin - where the service is, named in connection errors (never a secret)
+ */
+export function toErrorResponse(
+  error: unknown,
+  serviceOrigin?: string,
+): { status: number; body: ErrorBody } {
+  const answer = (type: ErrorType, status: number, message: string) => ({
+    status,
+    body: { error: { type, message } },
+  });
+  const where = serviceOrigin === undefined ? "the service" : `the service at ${serviceOrigin}`;
+  if (error instanceof ExampleAppError) return answer(error.type, error.status, error.message);
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return answer("provider", 502, `${where} did not answer in time`);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return answer("provider", 502, `could not reach ${where}; is it running?`);
+  }
+  if (error instanceof OpenAI.APIError) {
+    return answer("provider", providerStatus(error.status), openAiMessage(error));
+  }
+  if (error instanceof ConfigurationError) return answer("config", 500, error.message);
+  if (error instanceof TimeoutError)
+    return answer("provider", 502, `${where} did not answer in time`);
+  if (error instanceof ConnectionError) {
+    return answer("provider", 502, `could not reach ${where}; is it running?`);
+  }
+  if (error instanceof PersonaError) {
+    return answer("provider", providerStatus(error.status), error.message);
+  }
+  return answer("provider", 502, `the call to ${where} failed unexpectedly`);
+}

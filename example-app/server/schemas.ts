@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { validationError } from "./errors.js";
+
+/** Most characters of one prompt, message or source text (the service's own limit). */
+export const MAX_TEXT_LENGTH = 32_000;
+
+/** Most messages one chat request may carry (the service's own limit). */
+export const MAX_MESSAGES = 500;
+
+const personaIdField = z
+  .string({ error: "must be a string (a persona UUID)" })
+  .uuid({ error: "must be a persona ID (a UUID)" })
+  .optional();
+
+const textField = z
+  .string({ error: "must be a string" })
+  .refine((text) => text.trim() !== "", { error: "must not be empty" })
+  .refine((text) => text.length <= MAX_TEXT_LENGTH, {
+    error: `must be at most ${MAX_TEXT_LENGTH} characters`,
+  });
+
+/** Body of `POST /api/quickstart` (spec §4.6): `{ prompt, personaId? }`. */
+export const quickstartRequestSchema = z.object({
+  prompt: textField,
+  personaId: personaIdField,
+});
+
+/** A validated quickstart request. */
+export type QuickstartRequest = z.output<typeof quickstartRequestSchema>;
+
+/** One message of a chat history: `{ role, content }` with the service's roles (spec §2 Message). */
+export const chatMessageSchema = z.object({
+  role: z.enum(["user", "assistant", "system", "developer"], {
+    error: "must be one of user, assistant, system, developer",
+  }),
+  content: z
+    .string({ error: "must be a string" })
+    .refine((text) => text.length <= MAX_TEXT_LENGTH, {
+      error: `must be at most ${MAX_TEXT_LENGTH} characters`,
+    }),
+});
+
+/** A chat message. */
+export type ChatMessage = z.output<typeof chatMessageSchema>;
+
+/**
+ * Body of `POST /api/chat` (spec §4.6): `{ messages: [{ role, content }], personaId? }`.
+ * The last message is a user message with non-empty content (the service's
+ * rule, spec §4.3 rule 2), checked here so the page can say what to fix.
+ */
+export const chatRequestSchema = z
+  .object({
+    messages: z
+      .array(chatMessageSchema, { error: "must be an array of { role, content } messages" })
+      .min(1, { error: "must hold at least one message" })
+      .max(MAX_MESSAGES, { error: `must hold at most ${MAX_MESSAGES} messages` }),
+    personaId: personaIdField,
+  })
+  .superRefine((request, context) => {
+    const index = request.messages.length - 1;
+    const last = request.messages[index];
+    if (last === undefined) return;
+    if (last.role !== "user") {
+      context.addIssue({
+        code: "custom",
+        path: ["messages", index, "role"],
+        message: `the last message must have role user, not ${last.role}`,
+      });
+    } else if (last.content.trim() === "") {
+      context.addIssue({
+        code: "custom",
+        path: ["messages", index, "content"],
+        message: "the last user message must not be empty",
+      });
+    }
+  });
+
+/** A validated chat request. */
+export type ChatRequest = z.output<typeof chatRequestSchema>;
+
+/** Body of `POST /api/personify` (spec §4.6): `{ raw, personaId? }`. */
+export const personifyRequestSchema = z.object({
+  raw: textField,
+  personaId: personaIdField,
+});
+
+/** A validated personify request. */
+export type PersonifyRequest = z.output<typeof personifyRequestSchema>;
+
+/** Renders an issue path as `messages[2].content`. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let result = "";
+  for (const segment of path) {
+    if (typeof segment === "number") result += `[${segment}]`;
+    else result += result === "" ? String(segment) : `.${String(segment)}`;
+  }
+  return result;
+}
+
+/**
+ * Validates a request body with a route's schema.
+ *
+ * @returns the parsed body
+ * @throws {ExampleAppError} a `validation` error (400) whose message names the
+ *   first offending field and what to fix, e.g. `prompt: is required`
+ */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw validationError(
+      "the request body must be a JSON object sent with content-type: application/json",
+    );
+  }
+  const result = schema.safeParse(body, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue === undefined) throw validationError("invalid request body");
+  const field = formatPath(issue.path);
+  const missing = issue.code === "invalid_type" && "input" in issue && issue.input === undefined;
+  const text = missing ? "is required" : issue.message;
+  throw validationError(field === "" ? text : `${field}: ${text}`);
+}

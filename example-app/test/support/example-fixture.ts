@@ -1,0 +1,116 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ApiFixture } from "../../../test-support/spawn-service.js";
+import { loadConfig } from "../../server/config.js";
+import { type RunningExampleServer, startServer } from "../../server/server.js";
+
+/**
+ * Starts the example server in-process on a free loopback port, configured
+ * only from `environment` (no env file is read), with no retries so a
+ * failure of the service is answered at once.
+ */
+export function startExample(
+  environment: Record<string, string | undefined>,
+  webDirectory?: string,
+): Promise<RunningExampleServer> {
+  const config = loadConfig({
+    environment: { EXAMPLE_PORT: "0", EXAMPLE_MAX_RETRIES: "0", ...environment },
+    envFiles: [],
+    ...(webDirectory === undefined ? {} : { webDirectory }),
+  });
+  return startServer(config);
+}
+
+/** The `SERVICE_*` variables pointing at a running service, as its first run wrote them. */
+export function serviceEnvironment(api: ApiFixture): Record<string, string> {
+  return {
+    SERVICE_API_KEY: api.apiKey,
+    SERVICE_PERSONA_ID: api.personaId,
+    SERVICE_BASE_URL: api.baseUrl,
+  };
+}
+
+/** POSTs JSON and returns the status and parsed body. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown; text: string; contentType: string }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return {
+    status: response.status,
+    body: parsed,
+    text,
+    contentType: response.headers.get("content-type") ?? "",
+  };
+}
+
+/** Calls the service directly (what the example server should relay), with the demo key. */
+export async function callService(api: ApiFixture, endpoint: string, body: unknown) {
+  const result = await postJson(`${api.baseUrl}/api/v1/${endpoint}`, body, {
+    authorization: `Bearer ${api.apiKey}`,
+  });
+  if (result.status !== 200)
+    throw new Error(`service ${endpoint}: ${result.status} ${result.text}`);
+  return result.body as Record<string, unknown>;
+}
+
+/** A stand-in for the service: a real HTTP server on a loopback port answering with `handler`. */
+export interface StandIn {
+  /** Its origin, to use as SERVICE_BASE_URL. */
+  url: string;
+  /** Paths of the requests it received, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** A request as a {@link StandIn} hands it to its handler. */
+export interface StandInRequest {
+  path: string;
+  /** The body as text. */
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** Starts a {@link StandIn}. */
+export async function startStandIn(
+  handler: (request: StandInRequest, response: http.ServerResponse) => void | Promise<void>,
+): Promise<StandIn> {
+  const requests: string[] = [];
+  const server = http.createServer((request, response) => {
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      const path = request.url ?? "/";
+      requests.push(path);
+      Promise.resolve(handler({ path, body, headers: request.headers }, response)).catch(() => {
+        response.writeHead(599).end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
