@@ -21,8 +21,11 @@ export interface SpawnedService {
   child: ChildProcess;
   url: string;
   output: () => string;
-  /** Sends SIGTERM and resolves with the exit code. */
-  stop(): Promise<number | null>;
+  /**
+   * Sends SIGTERM (or the given signal, e.g. SIGKILL to simulate a crash)
+   * and resolves with the exit code.
+   */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /**
@@ -50,11 +53,14 @@ export function spawnService(
         child,
         url: match[1],
         output: () => output,
-        stop: () =>
+        stop: (signal: NodeJS.Signals = "SIGTERM") =>
           new Promise((done) => {
-            if (child.exitCode !== null) done(child.exitCode);
+            if (child.exitCode !== null || child.signalCode !== null) {
+              done(child.exitCode);
+              return;
+            }
             child.once("exit", (code) => done(code));
-            child.kill("SIGTERM");
+            child.kill(signal);
           }),
       });
     };
@@ -89,6 +95,8 @@ export interface ApiFixture {
   accountId: string;
   /** Folder holding the store, `.env` and anything a test writes. */
   directory: string;
+  /** Process ID of the service (e.g. to read its memory from `/proc/PID/status`). */
+  pid: number;
   /** Runs `persona-admin` on the same store; throws on a non-zero exit. Returns stdout trimmed. */
   admin(...args: string[]): string;
   /** Everything the service printed so far. */
@@ -129,6 +137,7 @@ export async function startApi(environment: Record<string, string> = {}): Promis
     personaId,
     accountId: persona.accountId,
     directory,
+    pid: spawned.child.pid ?? 0,
     admin,
     output: spawned.output,
     async stop() {

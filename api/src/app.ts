@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { API_PREFIX, ENDPOINT_PATHS } from "@persona-reply/shared";
 import express, { type Express } from "express";
 import { sql } from "kysely";
@@ -7,11 +6,19 @@ import { createCompletionsRouter } from "./completions/completions-route.js";
 import { createGenerateRouter } from "./generate/generate-route.js";
 import { createErrorHandler } from "./http/error-handler.js";
 import { setErrorStyle } from "./http/error-style.js";
+import { limitPipelining } from "./http/pipelining-limit.js";
 import { ServiceError } from "./http/service-error.js";
+import { redactUrl } from "./logging/redact-url.js";
+import { REQUEST_ID_HEADER, requestContext, requestIdFor } from "./logging/request-context.js";
+import { createLoginRouter } from "./login/login-route.js";
+import { createMetricsMiddleware } from "./metrics/metrics-middleware.js";
+import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
+import { buildOpenApiDocument } from "./openapi/openapi-document.js";
+import { createDocsRouter, createOpenApiRouter } from "./openapi/openapi-route.js";
+import { createWebSupport } from "./pages/web-support.js";
 import { createPersonifyRouter } from "./personify/personify-route.js";
+import { createPlaygroundRouter } from "./playground/playground-router.js";
 import type { Services } from "./services.js";
-
-const REQUEST_ID_PATTERN = /^[\w.:-]{1,128}$/u;
 
 /**
  * Builds the express application (no listening; see startServer). Request
@@ -28,33 +35,56 @@ export function createApp(services: Services): Express {
     pinoHttp({
       logger: services.logger,
       genReqId(request, response) {
-        const sent = request.headers["x-request-id"];
-        const id = typeof sent === "string" && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
-        response.setHeader("x-request-id", id);
+        const id = requestIdFor(request);
+        response.setHeader(REQUEST_ID_HEADER, id);
         return id;
       },
-      autoLogging: { ignore: (request) => request.url === "/healthz" },
+      // Health checks and scrapes come every few seconds; logging them would drown the rest.
+      autoLogging: {
+        ignore: (request) => request.url === "/healthz" || request.url === METRICS_PATH,
+      },
       serializers: {
         req: (request: { id: unknown; method: string; url: string }) => ({
           id: request.id,
           method: request.method,
-          url: request.url,
+          url: redactUrl(request.url),
         }),
         res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
       },
     }),
   );
 
+  // Every log line written while serving the request carries its ID (logging/request-context.ts).
+  app.use((request, _response, next) => {
+    requestContext.run({ requestId: String(request.id) }, next);
+  });
+  app.use(createMetricsMiddleware(services.metrics, app));
+  app.use(limitPipelining());
+
   app.get("/healthz", async (_request, response) => {
     await sql`select 1`.execute(services.database);
     response.json({ status: "ok" });
   });
+
+  app.use(createMetricsRouter(services.metrics, services.config.PERSONA_METRICS_TOKEN));
+  const document = buildOpenApiDocument(
+    services.config.PERSONA_PUBLIC_URL === undefined
+      ? {}
+      : { origin: services.config.PERSONA_PUBLIC_URL },
+  );
+  app.use(createOpenApiRouter(document));
 
   const api = express.Router();
   api.use(createGenerateRouter(services));
   api.use(createPersonifyRouter(services));
   api.use(createCompletionsRouter(services));
   app.use(API_PREFIX, api);
+
+  // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
+  const web = createWebSupport(services);
+  app.use(createPlaygroundRouter(web));
+  app.use(createLoginRouter(web));
+  app.use(createDocsRouter(web, document));
 
   for (const [name, path] of Object.entries(ENDPOINT_PATHS)) {
     app.all(path, (_request, response) => {

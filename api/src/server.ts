@@ -1,6 +1,10 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { createApp } from "./app.js";
+import type { Config } from "./config/config.js";
+import type { Logger } from "./logging/logger.js";
+import { REQUEST_ID_HEADER } from "./logging/request-context.js";
 import type { Services } from "./services.js";
 
 /** A listening service. */
@@ -12,20 +16,92 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The HTTP server's timeouts in milliseconds (docs/OPERATIONS.md "Timeouts"). */
+export interface ServerTimeouts {
+  headers: number;
+  request: number;
+  keepAlive: number;
+  socket: number;
+}
+
+/**
+ * The server timeouts of a configuration. The whole-request timeout is at
+ * least the headers timeout (Node requires it); the idle-socket timeout,
+ * when not set, outlasts the slowest model call (provider timeout ×
+ * attempts + 30 s, at least 120 s), because a connection is idle while its
+ * request waits for the model.
+ */
+export function serverTimeouts(config: Config): ServerTimeouts {
+  const attempts = config.PERSONA_PROVIDER_MAX_RETRIES + 1;
+  const slowestModelCall = config.PERSONA_PROVIDER_TIMEOUT_MS * attempts + 30_000;
+  return {
+    headers: config.PERSONA_HEADERS_TIMEOUT_MS,
+    request: Math.max(config.PERSONA_REQUEST_TIMEOUT_MS, config.PERSONA_HEADERS_TIMEOUT_MS),
+    keepAlive: config.PERSONA_KEEP_ALIVE_TIMEOUT_MS,
+    socket: config.PERSONA_SOCKET_TIMEOUT_MS ?? Math.max(120_000, slowestModelCall),
+  };
+}
+
+/** Statuses for errors Node's HTTP parser raises before express sees a request. */
+function clientErrorStatus(error: NodeJS.ErrnoException): number {
+  if (error.code === "HPE_HEADER_OVERFLOW") return 431;
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") return 408;
+  return 400;
+}
+
+/**
+ * Answers requests Node's HTTP parser refused (malformed request line,
+ * headers too large, headers or body too slow) with a plain-text error that
+ * carries an `x-request-id` like every other answer, logs it with that ID,
+ * and closes the connection.
+ */
+function answerClientError(logger: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Socket) => {
+    // A response already under way cannot be replaced by an error (Node's own rule).
+    const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || error.code === "ECONNRESET" || current?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const status = clientErrorStatus(error);
+    const requestId = randomUUID();
+    const text = `${http.STATUS_CODES[status] ?? "Bad Request"}\n`;
+    logger.info({ requestId, status, code: error.code }, "refused a malformed or slow request");
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? "Bad Request"}\r\n` +
+        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  };
+}
+
 /**
  * Starts the HTTP server on the configured host and port (0 picks one), with
- * timeouts so stalled clients cannot hold connections forever.
+ * timeouts so stalled clients cannot hold connections forever: headers and
+ * whole-request deadlines (slow senders get 408), a keep-alive limit, and an
+ * idle-socket limit (clients that never read their answer are dropped).
  */
 export async function startServer(services: Services): Promise<RunningServer> {
-  const server = http.createServer(createApp(services));
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 5_000;
+  const timeouts = serverTimeouts(services.config);
+  const server = http.createServer(
+    // Node checks the headers and request deadlines on this interval (30 s by default).
+    {
+      connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(timeouts.headers / 4))),
+    },
+    createApp(services),
+  );
+  server.headersTimeout = timeouts.headers;
+  server.requestTimeout = timeouts.request;
+  server.keepAliveTimeout = timeouts.keepAlive;
+  // Without a 'timeout' listener Node destroys a socket idle this long.
+  server.timeout = timeouts.socket;
+  server.on("clientError", answerClientError(services.logger));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(services.config.PERSONA_PORT, services.config.PERSONA_HOST, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  await services.billing.startSweeper();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
     : services.config.PERSONA_HOST;
@@ -37,6 +113,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await services.billing.close();
       await services.database.destroy();
     },
   };

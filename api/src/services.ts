@@ -1,8 +1,10 @@
 import type { AccountStore } from "./accounts/account-store.js";
+import type { Billing } from "./billing/create-billing.js";
 import type { Config } from "./config/config.js";
 import type { PersonaEngine } from "./engine/persona-engine.js";
 import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
+import type { Metrics } from "./metrics/metrics.js";
 import type { PersonaStore } from "./personas/persona-store.js";
 import type { Database } from "./storage/database.js";
 
@@ -15,4 +17,8 @@ export interface Services {
   personas: PersonaStore;
   keys: KeyStore;
   engine: PersonaEngine;
+  /** Balances, usage, rate limits, prices and x402 payments. */
+  billing: Billing;
+  /** Prometheus metrics of this instance (served at `/metrics`). */
+  metrics: Metrics;
 }

@@ -2,14 +2,18 @@ import { z } from "zod";
 
 /**
  * Error body of /completions (spec §7 format 3):
- * `{ error: { message, type, param, code: null } }`.
+ * `{ error: { message, type, param, code: null } }`; `code` is a string on
+ * the 429s of API-key billing (README "Gaps").
  */
 export const completionErrorBodySchema = z.object({
   error: z.object({
     message: z.string(),
     type: z.string(),
     param: z.string().nullable(),
-    code: z.null(),
+    // Spec §7.3 shows `code: null`; the 429s of API-key billing carry a
+    // string (`insufficient_quota`, `rate_limit_exceeded`) so the official
+    // openai client surfaces it (README "Gaps").
+    code: z.string().nullable(),
   }),
 });
 

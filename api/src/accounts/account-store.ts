@@ -5,8 +5,35 @@ import type { Database } from "../storage/database.js";
 export interface Account {
   id: string;
   name: string;
-  status: "active" | "suspended" | "closed";
+  status: AccountStatus;
   createdAt: string;
+  /** ISO 4217 code of the balance's currency. */
+  currency: string;
+  /** Balance in micro-units (10⁻⁶) of the currency. */
+  balanceMicros: number;
+}
+
+/** An account's status: only `active` accounts are served (spec §7 row 403). */
+export type AccountStatus = "active" | "suspended" | "closed";
+
+type AccountRow = {
+  id: string;
+  name: string;
+  status: AccountStatus;
+  created_at: string;
+  currency: string;
+  balance_micros: number;
+};
+
+function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAt: row.created_at,
+    currency: row.currency,
+    balanceMicros: Number(row.balance_micros),
+  };
 }
 
 /** Reads and writes accounts. */
@@ -20,6 +47,8 @@ export class AccountStore {
       name,
       status: "active",
       createdAt: new Date().toISOString(),
+      currency: "USD",
+      balanceMicros: 0,
     };
     await this.database
       .insertInto("accounts")
@@ -40,7 +69,7 @@ export class AccountStore {
       .selectAll()
       .where("id", "=", id)
       .executeTakeFirst();
-    return row && { id: row.id, name: row.name, status: row.status, createdAt: row.created_at };
+    return row && toAccount(row);
   }
 
   /** Lists every account, oldest first. */
@@ -51,11 +80,21 @@ export class AccountStore {
       .orderBy("created_at")
       .orderBy("id")
       .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      status: row.status,
-      createdAt: row.created_at,
-    }));
+    return rows.map(toAccount);
+  }
+
+  /**
+   * Sets an account's status; keys of an account that is not active answer
+   * 403 "API key not associated with an active billing account".
+   *
+   * @returns false when no such account exists
+   */
+  async setStatus(id: string, status: AccountStatus): Promise<boolean> {
+    const result = await this.database
+      .updateTable("accounts")
+      .set({ status })
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }

@@ -3,6 +3,8 @@ import { Command, CommanderError } from "commander";
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
+import { addBillingCommands } from "./billing-commands.js";
+import { registerEmailCommands } from "./email-commands.js";
 
 /** Where the admin program writes; injectable for tests. */
 export interface AdminOutput {
@@ -36,6 +38,7 @@ function describePersona(persona: Persona) {
     name: persona.name,
     personifyAccess: persona.personifyAccess,
     modelRoute: persona.modelRoute,
+    selfServePriceMicros: persona.selfServePriceMicros ?? null,
     traits: persona.traits,
   };
 }
@@ -161,5 +164,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
       }
       print(`key ${id} revoked`);
     });
+  registerEmailCommands(program, services, output);
+  addBillingCommands(program, services, { print });
   return program;
 }

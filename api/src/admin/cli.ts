@@ -24,6 +24,7 @@ async function main(): Promise<number> {
     }
     throw error;
   } finally {
+    await services.billing.close();
     await services.database.destroy();
   }
 }

@@ -6,8 +6,9 @@ import {
   type Message,
 } from "@persona-reply/shared";
 import { Router } from "express";
-import { authenticate } from "../auth/authenticate.js";
-import { authorizePersona } from "../auth/authorize-persona.js";
+import { admitRequest } from "../billing/admit-request.js";
+import { runMetered } from "../billing/metered-call.js";
+import { replyPromptOf } from "../billing/prompt-of.js";
 import { chunkText } from "../engine/chunk.js";
 import { setErrorStyle } from "../http/error-style.js";
 import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
@@ -34,8 +35,12 @@ export function createCompletionsRouter(services: Services): Router {
     parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = validateBody(completionRequestSchema, request.body, "invalid_request");
-      const owner = await authenticate(request, services.keys);
-      const persona = await authorizePersona(owner, body.model, services.personas, "model");
+      const admission = await admitRequest(services, request, response, {
+        endpoint: "completions",
+        personaId: body.model,
+        param: "model",
+      });
+      const persona = admission.persona;
       let messages: Message[];
       let prompt: string;
       if (body.messages !== undefined) {
@@ -46,12 +51,12 @@ export function createCompletionsRouter(services: Services): Router {
         prompt = (typeof body.prompt === "string" ? body.prompt : body.prompt?.[0]) ?? "";
         messages = [{ role: "user", content: prompt }];
       }
-      const output = await services.engine.reply(
-        persona,
-        messages,
-        body.n ?? 1,
-        clientGoneSignal(response),
-      );
+      const candidates = body.n ?? 1;
+      const output = await runMetered(services, admission, response, {
+        candidates,
+        prompt: () => replyPromptOf(persona, messages),
+        run: () => services.engine.reply(persona, messages, candidates, clientGoneSignal(response)),
+      });
       const payload: CompletionResponse = {
         id: `cmpl-${randomBytes(12).toString("hex")}`,
         object: "text_completion",

@@ -1,5 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
+import { billingConfigShape } from "../billing/billing-config.js";
+import { operationsConfigShape } from "./operations-config.js";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -15,7 +17,7 @@ export const configSchema = z.object({
   PERSONA_HOST: z.string().min(1).default("127.0.0.1"),
   /** Public origin written to `.env` as SERVICE_BASE_URL; defaults to http://HOST:PORT. */
   PERSONA_PUBLIC_URL: z.url().optional(),
-  /** SQLite file path (the embedded default). */
+  /** SQLite file path (the embedded default), or a `postgres://` URL for PostgreSQL. */
   PERSONA_DATABASE_URL: z.string().min(1).default("./data/persona-reply.sqlite"),
   /** Largest accepted request body in bytes (default 1 MiB). */
   PERSONA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
@@ -38,11 +40,36 @@ export const configSchema = z.object({
   PERSONA_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Upstream retries on connection errors, 429 and 5xx (the SDK's backoff). */
   PERSONA_PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  /**
+   * SMTP server for the playground's sign-in mail, e.g. `smtp://user:pass@mail.example.com:587`
+   * or `smtps://…:465`. Without it (development) the sign-in link is written to the log.
+   */
+  PERSONA_SMTP_URL: z
+    .url({ protocol: /^smtps?$/u, error: "must be an smtp:// or smtps:// URL" })
+    .optional(),
+  /** Sender of the sign-in mail. */
+  PERSONA_MAIL_FROM: z.string().min(3).default("Persona Reply <no-reply@localhost>"),
+  /**
+   * Secret (≥ 32 characters) for the playground's CSRF tokens. Random per process when
+   * unset; set it when several instances serve the playground.
+   */
+  PERSONA_SESSION_SECRET: z.string().min(32).optional(),
+  /** Lifetime of a playground sign-in session in hours (default 7 days). */
+  PERSONA_SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(24 * 90)
+    .default(24 * 7),
+  /** Billing, rate limits, several instances and x402 (see billing/billing-config.ts). */
+  ...billingConfigShape,
+  /** Metrics and HTTP server timeouts (config/operations-config.ts). */
+  ...operationsConfigShape,
 });
 
 /** The validated server configuration. */
 export type Config = z.output<typeof configSchema> & {
-  /** The database file resolved to an absolute path. */
+  /** The SQLite file resolved to an absolute path, or the PostgreSQL URL as given. */
   databasePath: string;
 };
 
@@ -66,5 +93,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     const variable = String(issue?.path[0] ?? "configuration");
     throw new ConfigError(`${variable}: ${issue?.message ?? "invalid value"}`);
   }
-  return { ...result.data, databasePath: path.resolve(result.data.PERSONA_DATABASE_URL) };
+  const databaseUrl = result.data.PERSONA_DATABASE_URL;
+  const isPostgres = /^postgres(?:ql)?:\/\//iu.test(databaseUrl);
+  return {
+    ...result.data,
+    databasePath:
+      isPostgres || databaseUrl === ":memory:" ? databaseUrl : path.resolve(databaseUrl),
+  };
 }

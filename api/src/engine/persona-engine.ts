@@ -83,7 +83,7 @@ export class PersonaEngine {
     const signal =
       request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
     try {
-      const result = await provider.complete({ ...request, persona, signal });
+      const result = await untilAborted(provider.complete({ ...request, persona, signal }), signal);
       const texts = result.texts.map((text) => normalizeOutput(text, persona.name));
       if (texts.length === 0 || texts.some((text) => text === "")) {
         throw new ProviderError("upstream", "the model returned an empty completion");
@@ -104,6 +104,37 @@ export class PersonaEngine {
       });
     }
   }
+}
+
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts — whichever
+ * comes first — so the deadline holds even while a provider waits on
+ * something that ignores the signal (the openai SDK sleeps before a retry,
+ * for as long as a `Retry-After` asks, without watching the signal). The
+ * abandoned work's late failure is swallowed.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

@@ -4,8 +4,9 @@ import {
   type ReplyResult,
 } from "@persona-reply/shared";
 import { Router } from "express";
-import { authenticate } from "../auth/authenticate.js";
-import { authorizePersona } from "../auth/authorize-persona.js";
+import { admitRequest } from "../billing/admit-request.js";
+import { runMetered } from "../billing/metered-call.js";
+import { replyPromptOf } from "../billing/prompt-of.js";
 import { chunkText } from "../engine/chunk.js";
 import { selectFinalReply, VARIATION_COUNT } from "../engine/persona-engine.js";
 import { setErrorStyle } from "../http/error-style.js";
@@ -17,7 +18,8 @@ import type { Services } from "../services.js";
  * `POST /api/v1/generate` (spec §4.1): replies to a message history in the
  * persona's voice, with alternative replies when `includeVariations` is true.
  * Errors: 400 malformed JSON, 422 invalid body, 401, 403, 404 as plain text;
- * 5xx as JSON (spec §7).
+ * 402 (x402 challenge), 429 and 5xx as JSON (spec §7). Billed and rate
+ * limited (billing/admit-request.ts, billing/metered-call.ts).
  */
 export function createGenerateRouter(services: Services): Router {
   const router = Router();
@@ -31,19 +33,26 @@ export function createGenerateRouter(services: Services): Router {
     parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = validateBody(generateRequestSchema, request.body, "unprocessable_request");
-      const owner = await authenticate(request, services.keys);
-      const persona = await authorizePersona(owner, body.personaId, services.personas, "personaId");
+      const admission = await admitRequest(services, request, response, {
+        endpoint: "generate",
+        personaId: body.personaId,
+        param: "personaId",
+      });
+      const persona = admission.persona;
       const variations = body.includeVariations === true;
-      const output = await services.engine.reply(
-        persona,
-        body.messages,
-        variations ? VARIATION_COUNT : 1,
-        clientGoneSignal(response),
-      );
+      const candidates = variations ? VARIATION_COUNT : 1;
+      const output = await runMetered(services, admission, response, {
+        candidates,
+        prompt: () => replyPromptOf(persona, body.messages),
+        run: () =>
+          services.engine.reply(persona, body.messages, candidates, clientGoneSignal(response)),
+      });
       const finalReply = selectFinalReply(output.texts);
       const result: ReplyResult = { finalReply, chunks: chunkText(finalReply) };
       if (variations) result.replyChoices = [...new Set(output.texts)];
       const payload: GenerateResponse = { status: "success", result };
+      // Spec §4.1: top-level, on API-key requests (DESIGN.md element shape).
+      if (admission.rateLimits !== undefined) payload.rateLimits = admission.rateLimits;
       response.json(payload);
     },
   );

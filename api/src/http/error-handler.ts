@@ -31,12 +31,17 @@ function fromBodyParser(error: unknown, bodyLimit: number): ServiceError | undef
 /** Writes a {@link ServiceError} in the format of the endpoint's error style (spec §7). */
 export function writeError(response: Response, error: ServiceError): void {
   const entry = ERROR_TABLE[error.code];
+  // Read by the metrics middleware (rate-limit and balance refusals).
+  response.locals.errorCode = error.code;
   response.status(entry.status);
   for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
   const style = errorStyleOf(response);
-  if (style === "completions") {
+  if (error.body !== undefined) {
+    response.json(error.body);
+  } else if (style === "completions") {
+    const code = "completionCode" in entry ? entry.completionCode : null;
     const body: CompletionErrorBody = {
-      error: { message: error.message, type: entry.completionType, param: error.param, code: null },
+      error: { message: error.message, type: entry.completionType, param: error.param, code },
     };
     response.json(body);
   } else if (style === "native" && entry.nativeFormat === "text") {

@@ -33,9 +33,34 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, completionType: "server_error", nativeFormat: "json" },
   upstream_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
   upstream_timeout: { status: 504, completionType: "server_error", nativeFormat: "json" },
+  // Billing (spec §5.6, §7 rows 402 and 429). The 429s carry a `code` in the
+  // completions error object so the official openai client surfaces it on
+  // its RateLimitError (shared/README.md "Gaps").
+  // GET /metrics (docs/OPERATIONS.md): a token is configured and was not sent,
+  // or none is configured and the client is not on the loopback interface.
+  metrics_token_required: {
+    status: 401,
+    completionType: "authentication_error",
+    nativeFormat: "json",
+  },
+  metrics_loopback_only: { status: 403, completionType: "permission_error", nativeFormat: "json" },
+  payment_required: { status: 402, completionType: "invalid_request_error", nativeFormat: "json" },
+  payment_facilitator_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
+  insufficient_balance: {
+    status: 429,
+    completionType: "insufficient_quota",
+    completionCode: "insufficient_quota",
+    nativeFormat: "json",
+  },
+  rate_limited: {
+    status: 429,
+    completionType: "rate_limit_error",
+    completionCode: "rate_limit_exceeded",
+    nativeFormat: "json",
+  },
 } as const satisfies Record<
   string,
-  { status: number; completionType: string; nativeFormat: "text" | "json" }
+  { status: number; completionType: string; completionCode?: string; nativeFormat: "text" | "json" }
 >;
 
 /** A code of {@link ERROR_TABLE}. */
@@ -59,13 +84,25 @@ export class ServiceError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { param?: string | null; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      param?: string | null;
+      headers?: Record<string, string>;
+      cause?: unknown;
+      body?: unknown;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.param = options.param ?? null;
     this.headers = options.headers ?? {};
+    this.body = options.body;
   }
+
+  /**
+   * A body written as JSON in place of the endpoint's error format, for
+   * answers whose body a protocol fixes (the x402 payment challenge).
+   */
+  readonly body: unknown;
 
   /** The HTTP status of this error's code. */
   get status(): number {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RateLimitOverrides } from "../rate-limits/rate-limit-windows.js";
 import type { Database } from "../storage/database.js";
 import { generateApiKey, hashApiKey, maskApiKey } from "./api-key.js";
 
@@ -17,6 +18,8 @@ export interface ApiKeyRecord {
 /** A key found by its hash, with its account's status. */
 export interface KeyOwner extends ApiKeyRecord {
   accountStatus: "active" | "suspended" | "closed";
+  /** The operator's rate-limit overrides of this key and of its account (spec §8.2). */
+  rateLimitOverrides: { key: RateLimitOverrides; account: RateLimitOverrides };
 }
 
 /** How often `last_used_at` is refreshed at most, so the hot path rarely writes. */
@@ -65,7 +68,12 @@ export class KeyStore {
       .selectFrom("api_keys")
       .innerJoin("accounts", "accounts.id", "api_keys.account_id")
       .selectAll("api_keys")
-      .select("accounts.status as account_status")
+      .select([
+        "accounts.status as account_status",
+        "accounts.rate_limit_minute as account_rate_limit_minute",
+        "accounts.rate_limit_hour as account_rate_limit_hour",
+        "accounts.rate_limit_day as account_rate_limit_day",
+      ])
       .where("api_keys.key_hash", "=", hashApiKey(key))
       .executeTakeFirst();
     if (row === undefined) return undefined;
@@ -78,6 +86,14 @@ export class KeyStore {
       lastUsedAt: row.last_used_at,
       revokedAt: row.revoked_at,
       accountStatus: row.account_status,
+      rateLimitOverrides: {
+        key: { minute: row.rate_limit_minute, hour: row.rate_limit_hour, day: row.rate_limit_day },
+        account: {
+          minute: row.account_rate_limit_minute,
+          hour: row.account_rate_limit_hour,
+          day: row.account_rate_limit_day,
+        },
+      },
     };
   }
 

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
+import { currentRequestId } from "./request-context.js";
 
 export type { Logger };
 
@@ -24,12 +25,21 @@ export function asyncStandardOutput() {
 }
 
 /**
- * Creates the structured JSON logger (pino) with secrets redacted.
+ * Creates the structured JSON logger (pino) with secrets redacted. A line
+ * written while a request is served carries that request's `requestId`
+ * (the `x-request-id` of its response), whichever module wrote it.
  *
  * @param level - pino level, e.g. `info` or `silent`
  * @param destination - where lines go; standard output by default
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } };
+  const options = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId === undefined ? {} : { requestId };
+    },
+  };
   return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -5,7 +5,7 @@ import type { Persona } from "./persona.js";
 import { type PersonaFile, personaTraitsSchema } from "./persona-traits.js";
 
 function toPersona(row: PersonasTable): Persona {
-  return {
+  const persona: Persona = {
     id: row.id,
     accountId: row.account_id,
     name: row.name,
@@ -16,6 +16,10 @@ function toPersona(row: PersonasTable): Persona {
       model: row.model,
     },
   };
+  if (row.self_serve_price_micros !== null) {
+    persona.selfServePriceMicros = Number(row.self_serve_price_micros);
+  }
+  return persona;
 }
 
 /** Reads and writes personas. */
@@ -75,6 +79,25 @@ export class PersonaStore {
     await this.database
       .updateTable("personas")
       .set({ personify_access: allowed ? 1 : 0, updated_at: new Date().toISOString() })
+      .where("id", "=", id)
+      .execute();
+    return this.find(id);
+  }
+
+  /**
+   * Makes a persona self-serve at a price per request in micro-units of USD
+   * (spec §5.6), or ends self-serve with null.
+   *
+   * @returns the updated persona, or undefined when no persona has this ID
+   * @throws {RangeError} for a price that is not a positive whole number
+   */
+  async setSelfServe(id: string, priceMicros: number | null): Promise<Persona | undefined> {
+    if (priceMicros !== null && (!Number.isSafeInteger(priceMicros) || priceMicros < 1)) {
+      throw new RangeError("the self-serve price must be a positive whole number of micro-units");
+    }
+    await this.database
+      .updateTable("personas")
+      .set({ self_serve_price_micros: priceMicros, updated_at: new Date().toISOString() })
       .where("id", "=", id)
       .execute();
     return this.find(id);

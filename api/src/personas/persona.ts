@@ -12,4 +12,10 @@ export interface Persona {
   /** Whether the persona may be used on /personify (spec §4.2). */
   personifyAccess: boolean;
   modelRoute: ModelRoute;
+  /**
+   * Price per request in micro-units of USD when the operator made the
+   * persona self-serve (spec §5.6: requests without a key get a 402 x402
+   * payment challenge); absent otherwise.
+   */
+  selfServePriceMicros?: number;
 }

@@ -7,6 +7,15 @@ import { readEnvFile, updateEnvFile } from "./env-file.js";
 /** Name of the account seeded on first run. */
 export const DEMO_ACCOUNT_NAME = "Demo account";
 
+/** Starting balance of the demo account: 100.00 USD in micro-units (a million offline requests). */
+export const DEMO_BALANCE_MICROS = 100_000_000;
+
+/**
+ * Rate limits of the demo key, raised for local development (spec §8.2);
+ * every other key starts at the beta defaults of 25/minute, 100/hour, 500/day.
+ */
+export const DEMO_RATE_LIMITS = { minute: 1_000, hour: 20_000, day: 200_000 } as const;
+
 /** Reads the example persona file that ships with the service. */
 export function readExamplePersona(): PersonaFile {
   const file = fileURLToPath(new URL("../../personas/example-persona.json", import.meta.url));
@@ -36,11 +45,15 @@ export async function seedDemo(services: Services, baseUrl: string): Promise<See
     if (fs.existsSync(envFile)) updateEnvFile(envFile, { SERVICE_BASE_URL: baseUrl });
     return { seeded: false, envFile };
   }
-  demo ??= await services.accounts.create(DEMO_ACCOUNT_NAME);
+  if (demo === undefined) {
+    demo = await services.accounts.create(DEMO_ACCOUNT_NAME);
+    await services.billing.balances.topUp(demo.id, DEMO_BALANCE_MICROS, "demo balance");
+  }
   const persona =
     (await services.personas.list(demo.id))[0] ??
     (await services.personas.create(demo.id, readExamplePersona()));
-  const { key } = await services.keys.create(demo.id, "demo key");
+  const { record, key } = await services.keys.create(demo.id, "demo key");
+  await services.billing.limits.setForKey(record.id, DEMO_RATE_LIMITS);
   updateEnvFile(envFile, {
     SERVICE_API_KEY: key,
     SERVICE_PERSONA_ID: persona.id,

@@ -1,4 +1,6 @@
 import type { Kysely, Migration, MigrationProvider } from "kysely";
+import { billingMigration } from "../billing/billing-migration.js";
+import { playgroundMigration } from "../playground/playground-migration.js";
 
 /**
  * The migrations, in order. One set serves every dialect: only portable
@@ -53,6 +55,8 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_billing_limits_payments": billingMigration,
+  "0003_playground": playgroundMigration,
 };
 
 /** Supplies the in-code migrations to kysely's Migrator. */

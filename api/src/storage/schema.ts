@@ -1,9 +1,13 @@
+import type { Generated } from "kysely";
+import type { BillingTables } from "../billing/billing-tables.js";
+import type { PlaygroundTables } from "../playground/playground-tables.js";
+
 /**
  * Tables of the store. Types stay dialect-neutral (DESIGN.md "Storage"):
  * booleans are integers 0/1 and times are ISO 8601 UTC strings, so the
  * same migrations serve SQLite and PostgreSQL.
  */
-export interface DatabaseSchema {
+export interface DatabaseSchema extends PlaygroundTables, BillingTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   api_keys: ApiKeysTable;
@@ -14,6 +18,16 @@ export interface AccountsTable {
   name: string;
   status: "active" | "suspended" | "closed";
   created_at: string;
+  /** ISO 4217 code of the currency the balance is kept in (default USD). */
+  currency: Generated<string>;
+  /** Balance in micro-units (10⁻⁶) of the currency; equals the sum of its balance entries. */
+  balance_micros: Generated<number>;
+  /** Sum of the open reservations; spendable = balance − reserved. */
+  reserved_micros: Generated<number>;
+  /** Operator overrides of the rate limits of the account's keys (null: the default). */
+  rate_limit_minute: number | null;
+  rate_limit_hour: number | null;
+  rate_limit_day: number | null;
 }
 
 export interface PersonasTable {
@@ -27,6 +41,8 @@ export interface PersonasTable {
   model: string;
   created_at: string;
   updated_at: string;
+  /** Price per request in micro-units when the persona is self-serve (x402), else null. */
+  self_serve_price_micros: number | null;
 }
 
 export interface ApiKeysTable {
@@ -40,4 +56,8 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Operator overrides of this key's rate limits (null: the account's or the default). */
+  rate_limit_minute: number | null;
+  rate_limit_hour: number | null;
+  rate_limit_day: number | null;
 }

@@ -3,9 +3,15 @@ import type { AddressInfo } from "node:net";
 
 /** What the fake upstream does with the next chat completion request. */
 export type UpstreamBehaviour =
-  | { kind: "reply"; text: string }
-  | { kind: "status"; status: number }
-  | { kind: "hang" };
+  | { kind: "reply"; text: string; delayMs?: number }
+  | { kind: "status"; status: number; headers?: Record<string, string> }
+  | { kind: "hang" }
+  /** Closes the connection without answering (the client sees a reset). */
+  | { kind: "reset" }
+  /** Answers 200 with a body that is not valid JSON. */
+  | { kind: "malformed" }
+  /** Answers 200 with a completion that carries no text. */
+  | { kind: "empty"; shape: "blank-text" | "no-choices" | "null-content" };
 
 /**
  * A fake model upstream speaking the chat completions protocol over real
@@ -19,6 +25,8 @@ export interface FakeUpstream {
   /** Authorization headers received, to check the upstream key is sent. */
   authorizations: string[];
   behaviour: UpstreamBehaviour;
+  /** Requests whose client closed the connection before the upstream answered (aborted calls). */
+  abandoned: number;
   close(): Promise<void>;
 }
 
@@ -30,6 +38,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     requests: [],
     authorizations: [],
     behaviour: { kind: "reply", text: "Hello from upstream." },
+    abandoned: 0,
     close: async () => {},
   };
   const server = http.createServer((request, response) => {
@@ -44,32 +53,71 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       const behaviour = upstream.behaviour;
       if (behaviour.kind === "hang") {
         hanging.add(response);
+        response.once("close", () => {
+          if (!response.writableFinished) upstream.abandoned += 1;
+        });
+        return;
+      }
+      if (behaviour.kind === "reset") {
+        request.socket.resetAndDestroy();
+        return;
+      }
+      if (behaviour.kind === "malformed") {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end('{"id":"chatcmpl-fake","choices":[{"message":{"content":"cut sh');
+        return;
+      }
+      if (behaviour.kind === "empty") {
+        const message =
+          behaviour.shape === "null-content"
+            ? { role: "assistant", content: null }
+            : { role: "assistant", content: "  " };
+        const choices =
+          behaviour.shape === "no-choices" ? [] : [{ index: 0, message, finish_reason: "stop" }];
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            id: "chatcmpl-fake",
+            object: "chat.completion",
+            created: 0,
+            model: "fake-model",
+            choices,
+          }),
+        );
         return;
       }
       if (behaviour.kind === "status") {
-        response.writeHead(behaviour.status, { "content-type": "application/json" });
+        response.writeHead(behaviour.status, {
+          "content-type": "application/json",
+          ...behaviour.headers,
+        });
         response.end(
           JSON.stringify({ error: { message: "upstream says no", type: "server_error" } }),
         );
         return;
       }
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          id: "chatcmpl-fake",
-          object: "chat.completion",
-          created: Math.floor(Date.now() / 1000),
-          model: "fake-model",
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content: behaviour.text },
-              finish_reason: "stop",
-            },
-          ],
-          usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-        }),
-      );
+      const answer = () => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            id: "chatcmpl-fake",
+            object: "chat.completion",
+            created: Math.floor(Date.now() / 1000),
+            model: "fake-model",
+            choices: [
+              {
+                index: 0,
+                message: { role: "assistant", content: behaviour.text },
+                finish_reason: "stop",
+              },
+            ],
+            usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+          }),
+        );
+      };
+      // A slow upstream keeps requests in flight (crash tests).
+      if (behaviour.delayMs === undefined) answer();
+      else setTimeout(answer, behaviour.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -55,7 +55,16 @@ export async function startTestService(
     name: "Rowan",
     personifyAccess: false,
   });
-  const { key } = await services.keys.create(account.id, "test key");
+  const { record: keyRecord, key } = await services.keys.create(account.id, "test key");
+  // Billing and rate limits are always on: fund the test account and raise
+  // the test key's limits so suites that are not about billing are never
+  // refused. Billing's own tests make fresh accounts and keys.
+  await services.billing.balances.topUp(account.id, 1_000_000_000, "test funds");
+  await services.billing.limits.setForKey(keyRecord.id, {
+    minute: 1_000_000,
+    hour: 1_000_000,
+    day: 1_000_000,
+  });
   return {
     url: server.url,
     services,

@@ -22,6 +22,14 @@ function describeUpstreamError(error: unknown): ProviderError {
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ProviderError("timeout", "the upstream timed out", { cause: error });
   }
+  if (error instanceof OpenAI.APIError && error.status === 429) {
+    // Only a number of seconds is repeated: the header's text comes from the upstream.
+    const retryAfter = error.headers?.get("retry-after") ?? "";
+    const hint = /^\d{1,6}$/u.test(retryAfter) ? `; it asks to retry after ${retryAfter} s` : "";
+    return new ProviderError("upstream", `the upstream is rate limited (429${hint})`, {
+      cause: error,
+    });
+  }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     return new ProviderError("upstream", `upstream answered ${error.status}`, { cause: error });
   }
@@ -49,12 +57,16 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
   return {
     name: "openai-compatible",
     async complete(request: ProviderRequest): Promise<ProviderResult> {
+      // When one candidate fails the request fails: the other calls are stopped with it.
+      const siblings = new AbortController();
+      const signal = AbortSignal.any([request.signal, siblings.signal]);
       const calls = Array.from({ length: request.candidates }, () =>
         client.chat.completions.create(
           { model: request.persona.modelRoute.model, messages: request.messages },
-          { signal: request.signal },
+          { signal },
         ),
       );
+      for (const call of calls) call.catch(() => siblings.abort());
       try {
         const completions = await Promise.all(calls);
         const texts = completions.map((completion) => {

@@ -1,0 +1,344 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Database } from "../storage/database.js";
+import { relaxCommit } from "../storage/relaxed-commit.js";
+import type { BalanceEntryKind } from "./billing-tables.js";
+import { MAX_MICROS } from "./money.js";
+import { type UsageInput, usageRow } from "./usage-store.js";
+
+/** An amount held on an account while one request runs. */
+export interface Reservation {
+  /** null when nothing had to be held (a free route). */
+  id: string | null;
+  accountId: string;
+  amountMicros: number;
+}
+
+/** An account's money, in micro-units of its currency. */
+export interface AccountBalance {
+  currency: string;
+  balanceMicros: number;
+  /** Held by requests in flight; spendable = balance − reserved. */
+  reservedMicros: number;
+}
+
+/** One row of the balance ledger. */
+export interface BalanceEntry {
+  id: string;
+  accountId: string;
+  kind: BalanceEntryKind;
+  amountMicros: number;
+  usageId: string | null;
+  note: string | null;
+  createdAt: string;
+}
+
+/** What {@link BalanceStore.settle} charged. */
+export interface Settlement {
+  usageId: string;
+  chargedMicros: number;
+}
+
+/**
+ * Balances, reservations and the balance ledger (issue "No overspend under
+ * concurrency"). Every change of a balance is one transaction that also
+ * appends its ledger entry, so per account the ledger sums to the balance.
+ * Reservations are a single conditional UPDATE (`balance − reserved ≥
+ * amount`), which PostgreSQL's row lock and SQLite's single writer make
+ * atomic across connections and instances: concurrent requests can never
+ * hold more than the balance. Each transaction writes first, so SQLite
+ * takes its write lock up front (no lock-upgrade deadlock with the CLI).
+ */
+export class BalanceStore {
+  constructor(
+    private readonly database: Database,
+    private readonly options: {
+      instanceId: string;
+      reservationTtlMs: number;
+      /**
+       * PostgreSQL: reservations and releases commit without waiting for
+       * the WAL flush (storage/relaxed-commit.ts); charges never do.
+       */
+      relaxedCommits?: boolean;
+    },
+  ) {}
+
+  /** The name reservations of this process are tagged with. */
+  get instanceId(): string {
+    return this.options.instanceId;
+  }
+
+  /**
+   * Adds money to an account and appends a `topup` entry (or `adjustment`
+   * for a negative correction, which never takes the balance below what
+   * is reserved).
+   *
+   * @param amountMicros - micro-units; positive for a top-up
+   * @returns the new balance, or undefined when no such account exists
+   * @throws {RangeError} for a zero, non-integer or too large amount, or a
+   *   correction larger than the spendable balance
+   */
+  async topUp(
+    accountId: string,
+    amountMicros: number,
+    note?: string,
+  ): Promise<AccountBalance | undefined> {
+    if (
+      !Number.isSafeInteger(amountMicros) ||
+      amountMicros === 0 ||
+      Math.abs(amountMicros) > MAX_MICROS
+    ) {
+      throw new RangeError("the amount must be a non-zero integer of micro-units");
+    }
+    const applied = await this.database.transaction().execute(async (transaction) => {
+      let update = transaction
+        .updateTable("accounts")
+        .set({ balance_micros: sql`balance_micros + ${amountMicros}` })
+        .where("id", "=", accountId);
+      if (amountMicros < 0) {
+        update = update.where(sql<boolean>`balance_micros - reserved_micros >= ${-amountMicros}`);
+      }
+      const result = await update.executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await transaction
+        .insertInto("balance_entries")
+        .values({
+          id: randomUUID(),
+          account_id: accountId,
+          kind: amountMicros > 0 ? "topup" : "adjustment",
+          amount_micros: amountMicros,
+          usage_id: null,
+          note: note ?? null,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
+      return true;
+    });
+    if (!applied) {
+      if ((await this.balanceOf(accountId)) === undefined) return undefined;
+      throw new RangeError("the correction is larger than the spendable balance");
+    }
+    return this.balanceOf(accountId);
+  }
+
+  /**
+   * Holds an amount on an account before a model call.
+   *
+   * @param requestId - stored with the reservation, for operators
+   * @returns the reservation, or undefined when the spendable balance is
+   *   smaller than the amount
+   */
+  async reserve(
+    accountId: string,
+    amountMicros: number,
+    requestId: string | null,
+    now = new Date(),
+  ): Promise<Reservation | undefined> {
+    if (amountMicros <= 0) {
+      // Free routes still need a funded account: nothing is held, but a
+      // zero or negative balance is refused like an insufficient one.
+      const balance = await this.balanceOf(accountId);
+      if (balance === undefined || balance.balanceMicros - balance.reservedMicros <= 0) {
+        return undefined;
+      }
+      return { id: null, accountId, amountMicros: 0 };
+    }
+    const id = randomUUID();
+    const held = await this.database.transaction().execute(async (transaction) => {
+      await relaxCommit(transaction, this.options.relaxedCommits === true);
+      const result = await transaction
+        .updateTable("accounts")
+        .set({ reserved_micros: sql`reserved_micros + ${amountMicros}` })
+        .where("id", "=", accountId)
+        .where(sql<boolean>`balance_micros - reserved_micros >= ${amountMicros}`)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await transaction
+        .insertInto("balance_reservations")
+        .values({
+          id,
+          account_id: accountId,
+          amount_micros: amountMicros,
+          instance_id: this.options.instanceId,
+          request_id: requestId,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + this.options.reservationTtlMs).toISOString(),
+        })
+        .execute();
+      return true;
+    });
+    return held ? { id, accountId, amountMicros } : undefined;
+  }
+
+  /**
+   * Settles a served request in one transaction: ends the reservation,
+   * charges the cost (never more than was reserved; when the sweeper has
+   * already released the reservation, only if the spendable balance still
+   * covers it), appends the usage row and the `charge` entry. The usage row
+   * is committed before the response is written, so every 200 a client
+   * sees has its row.
+   */
+  async settle(
+    reservation: Reservation,
+    costMicros: number,
+    usage: UsageInput,
+  ): Promise<Settlement> {
+    const usageId = randomUUID();
+    const now = new Date().toISOString();
+    const chargedMicros = await this.database.transaction().execute(async (transaction) => {
+      let held = 0;
+      if (reservation.id !== null) {
+        const removed = await transaction
+          .deleteFrom("balance_reservations")
+          .where("id", "=", reservation.id)
+          .executeTakeFirst();
+        if (removed.numDeletedRows > 0n) held = reservation.amountMicros;
+      }
+      let charge = held > 0 ? Math.min(costMicros, held) : costMicros;
+      if (charge > 0 || held > 0) {
+        let update = transaction
+          .updateTable("accounts")
+          .set({
+            balance_micros: sql`balance_micros - ${charge}`,
+            reserved_micros: sql`reserved_micros - ${held}`,
+          })
+          .where("id", "=", reservation.accountId);
+        if (held === 0) {
+          update = update.where(sql<boolean>`balance_micros - reserved_micros >= ${charge}`);
+        }
+        const result = await update.executeTakeFirst();
+        if (result.numUpdatedRows === 0n) charge = 0;
+      }
+      await transaction
+        .insertInto("usage_records")
+        .values(usageRow(usageId, now, { ...usage, costMicros: charge }))
+        .execute();
+      if (charge > 0) {
+        await transaction
+          .insertInto("balance_entries")
+          .values({
+            id: randomUUID(),
+            account_id: reservation.accountId,
+            kind: "charge",
+            amount_micros: -charge,
+            usage_id: usageId,
+            note: null,
+            created_at: now,
+          })
+          .execute();
+      }
+      return charge;
+    });
+    return { usageId, chargedMicros };
+  }
+
+  /**
+   * Releases a reservation without charging (the request failed).
+   *
+   * @returns false when it was already gone (settled, released or swept)
+   */
+  async release(reservation: Reservation): Promise<boolean> {
+    if (reservation.id === null) return false;
+    const id = reservation.id;
+    return this.database.transaction().execute(async (transaction) => {
+      await relaxCommit(transaction, this.options.relaxedCommits === true);
+      const removed = await transaction
+        .deleteFrom("balance_reservations")
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (removed.numDeletedRows === 0n) return false;
+      await transaction
+        .updateTable("accounts")
+        .set({ reserved_micros: sql`reserved_micros - ${reservation.amountMicros}` })
+        .where("id", "=", reservation.accountId)
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Releases reservations that expired (their request is long gone: the
+   * process died, or the call outlived every timeout), or all of one
+   * instance's when it starts again after a crash.
+   *
+   * @returns how many were released
+   */
+  async sweep(filter: { expiredAt: Date } | { instanceId: string }): Promise<number> {
+    let query = this.database
+      .selectFrom("balance_reservations")
+      .select(["id", "account_id", "amount_micros"]);
+    query =
+      "expiredAt" in filter
+        ? query.where("expires_at", "<=", filter.expiredAt.toISOString())
+        : query.where("instance_id", "=", filter.instanceId);
+    let released = 0;
+    for (;;) {
+      const stale = await query.limit(500).execute();
+      for (const row of stale) {
+        const reservation = {
+          id: row.id,
+          accountId: row.account_id,
+          amountMicros: Number(row.amount_micros),
+        };
+        if (await this.release(reservation)) released += 1;
+      }
+      if (stale.length < 500) return released;
+    }
+  }
+
+  /** The balance of an account, or undefined when no such account exists. */
+  async balanceOf(accountId: string): Promise<AccountBalance | undefined> {
+    const row = await this.database
+      .selectFrom("accounts")
+      .select(["currency", "balance_micros", "reserved_micros"])
+      .where("id", "=", accountId)
+      .executeTakeFirst();
+    return (
+      row && {
+        currency: row.currency,
+        balanceMicros: Number(row.balance_micros),
+        reservedMicros: Number(row.reserved_micros),
+      }
+    );
+  }
+
+  /** The sum of an account's ledger entries, which must equal its balance. */
+  async ledgerSum(accountId: string): Promise<number> {
+    const row = await this.database
+      .selectFrom("balance_entries")
+      .select(sql<number>`cast(coalesce(sum(amount_micros), 0) as bigint)`.as("total"))
+      .where("account_id", "=", accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.total);
+  }
+
+  /** The ledger of an account, oldest first. */
+  async entries(accountId: string): Promise<BalanceEntry[]> {
+    const rows = await this.database
+      .selectFrom("balance_entries")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      accountId: row.account_id,
+      kind: row.kind,
+      amountMicros: Number(row.amount_micros),
+      usageId: row.usage_id,
+      note: row.note,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /** Reservations currently held, of one account or all. */
+  async openReservations(accountId?: string): Promise<number> {
+    let query = this.database
+      .selectFrom("balance_reservations")
+      .select(sql<number>`count(*)`.as("count"));
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    const row = await query.executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+}

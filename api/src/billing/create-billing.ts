@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import type { Config } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import { type PaymentFacilitator, X402Gate } from "../payments/x402-gate.js";
+import { LimitsStore } from "../rate-limits/limits-store.js";
+import type { RateLimiter } from "../rate-limits/rate-limiter.js";
+import { RedisRateLimiter } from "../rate-limits/redis-rate-limiter.js";
+import { SqlRateLimiter } from "../rate-limits/sql-rate-limiter.js";
+import { type Database, databaseDialectOf } from "../storage/database.js";
+import { BalanceStore } from "./balance-store.js";
+import { PriceList } from "./price-list.js";
+import { UsageStore } from "./usage-store.js";
+
+/** Billing, rate limits and payments, built once at start-up. */
+export interface Billing {
+  balances: BalanceStore;
+  usage: UsageStore;
+  limits: LimitsStore;
+  rateLimiter: RateLimiter;
+  prices: PriceList;
+  payments: X402Gate;
+  /**
+   * Releases this instance's reservations left by a crash and expired ones,
+   * then keeps sweeping expired ones every `PERSONA_SWEEP_INTERVAL_SECONDS`.
+   */
+  startSweeper(): Promise<void>;
+  /** Stops the sweeper and closes the limiter's own connections. */
+  close(): Promise<void>;
+}
+
+/** Test seams of {@link createBilling}. */
+export interface BillingOverrides {
+  facilitator?: PaymentFacilitator;
+  rateLimiter?: RateLimiter;
+}
+
+/**
+ * Builds the billing services from the configuration: rate limits in Redis
+ * when `PERSONA_REDIS_URL` is set, else in the database; the x402 gate with
+ * an HTTP facilitator client (`PERSONA_X402_FACILITATOR_URL`).
+ */
+export function createBilling(
+  config: Config,
+  database: Database,
+  logger: Logger,
+  overrides: BillingOverrides = {},
+): Billing {
+  const instanceId = config.PERSONA_INSTANCE_ID ?? randomUUID();
+  const relaxedCommits = databaseDialectOf(config.databasePath) === "postgres";
+  const balances = new BalanceStore(database, {
+    instanceId,
+    reservationTtlMs: config.PERSONA_RESERVATION_TTL_SECONDS * 1000,
+    relaxedCommits,
+  });
+  const rateLimiter =
+    overrides.rateLimiter ??
+    (config.PERSONA_REDIS_URL === undefined
+      ? new SqlRateLimiter(database, relaxedCommits)
+      : new RedisRateLimiter(config.PERSONA_REDIS_URL));
+  const facilitator =
+    overrides.facilitator ??
+    new HTTPFacilitatorClient({ url: config.PERSONA_X402_FACILITATOR_URL, timeoutMs: 15_000 });
+  const payments = new X402Gate(
+    {
+      payTo: config.PERSONA_X402_PAY_TO,
+      network: config.PERSONA_X402_NETWORK as `${string}:${string}`,
+      asset: config.PERSONA_X402_ASSET,
+      assetName: config.PERSONA_X402_ASSET_NAME,
+      assetVersion: config.PERSONA_X402_ASSET_VERSION,
+      assetDecimals: config.PERSONA_X402_ASSET_DECIMALS,
+      maxTimeoutSeconds: config.PERSONA_X402_MAX_TIMEOUT_SECONDS,
+    },
+    facilitator,
+    database,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const sweepExpired = async () => {
+    try {
+      const released = await balances.sweep({ expiredAt: new Date() });
+      if (released > 0) logger.warn({ released }, "released expired balance reservations");
+    } catch (error) {
+      logger.error({ err: error }, "sweeping expired reservations failed");
+    }
+  };
+  return {
+    balances,
+    usage: new UsageStore(database),
+    limits: new LimitsStore(database),
+    rateLimiter,
+    prices: new PriceList(config.PERSONA_MODEL_PRICES ?? {}),
+    payments,
+    async startSweeper() {
+      const mine = await balances.sweep({ instanceId });
+      if (mine > 0) {
+        logger.warn(
+          { released: mine, instanceId },
+          "released reservations this instance left behind",
+        );
+      }
+      await sweepExpired();
+      timer = setInterval(() => void sweepExpired(), config.PERSONA_SWEEP_INTERVAL_SECONDS * 1000);
+      timer.unref();
+    },
+    async close() {
+      if (timer !== undefined) clearInterval(timer);
+      await rateLimiter.close();
+    },
+  };
+}

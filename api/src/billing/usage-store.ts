@@ -1,0 +1,154 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Database } from "../storage/database.js";
+import type { PaymentMethod, UsageRecordsTable } from "./billing-tables.js";
+
+/** One request as the usage ledger records it. */
+export interface UsageInput {
+  accountId: string;
+  apiKeyId: string | null;
+  personaId: string | null;
+  endpoint: "generate" | "personify" | "completions";
+  /** HTTP status of the answer. */
+  status: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Charged amount in micro-units (0 for anything but a served request). */
+  costMicros: number;
+  requestId: string | null;
+  paymentMethod: PaymentMethod;
+  paymentReference: string | null;
+}
+
+/** A usage record as read back. */
+export interface UsageRecord extends UsageInput {
+  id: string;
+  createdAt: string;
+}
+
+/** One line of a usage report: an account's use of a persona on one UTC day. */
+export interface UsageReportLine {
+  accountId: string;
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  personaId: string | null;
+  requests: number;
+  /** Requests answered 200. */
+  served: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number;
+}
+
+/** Filters of a usage report; dates are `YYYY-MM-DD`, both ends included. */
+export interface UsageReportFilter {
+  accountId?: string;
+  personaId?: string;
+  from?: string;
+  to?: string;
+}
+
+/** Maps a usage input to its row (used inside the settle transaction too). */
+export function usageRow(id: string, createdAt: string, usage: UsageInput): UsageRecordsTable {
+  return {
+    id,
+    created_at: createdAt,
+    account_id: usage.accountId,
+    api_key_id: usage.apiKeyId,
+    persona_id: usage.personaId,
+    endpoint: usage.endpoint,
+    status: usage.status,
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cost_micros: usage.costMicros,
+    request_id: usage.requestId,
+    payment_method: usage.paymentMethod,
+    payment_reference: usage.paymentReference,
+  };
+}
+
+function fromRow(row: UsageRecordsTable): UsageRecord {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    personaId: row.persona_id,
+    endpoint: row.endpoint as UsageInput["endpoint"],
+    status: row.status,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    costMicros: Number(row.cost_micros),
+    requestId: row.request_id,
+    paymentMethod: row.payment_method,
+    paymentReference: row.payment_reference,
+  };
+}
+
+/** The usage ledger: one row per request that reached an account. */
+export class UsageStore {
+  constructor(private readonly database: Database) {}
+
+  /** Appends a usage row (for requests not settled through the balance). */
+  async record(usage: UsageInput): Promise<string> {
+    const id = randomUUID();
+    await this.database
+      .insertInto("usage_records")
+      .values(usageRow(id, new Date().toISOString(), usage))
+      .execute();
+    return id;
+  }
+
+  /** The rows of an account (or all), oldest first. */
+  async list(accountId?: string): Promise<UsageRecord[]> {
+    let query = this.database.selectFrom("usage_records").selectAll();
+    if (accountId !== undefined) query = query.where("account_id", "=", accountId);
+    const rows = await query.orderBy("created_at").orderBy("id").execute();
+    return rows.map(fromRow);
+  }
+
+  /** The rows carrying one of these request IDs. */
+  async findByRequestIds(requestIds: readonly string[]): Promise<UsageRecord[]> {
+    if (requestIds.length === 0) return [];
+    const rows = await this.database
+      .selectFrom("usage_records")
+      .selectAll()
+      .where("request_id", "in", [...requestIds])
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /** Usage per account, per UTC day and per persona, oldest day first. */
+  async report(filter: UsageReportFilter = {}): Promise<UsageReportLine[]> {
+    const day = sql<string>`substr(created_at, 1, 10)`;
+    let query = this.database
+      .selectFrom("usage_records")
+      .select([
+        "account_id",
+        "persona_id",
+        day.as("day"),
+        sql<number>`count(*)`.as("requests"),
+        sql<number>`sum(case when status = 200 then 1 else 0 end)`.as("served"),
+        sql<number>`cast(sum(input_tokens) as bigint)`.as("input_tokens"),
+        sql<number>`cast(sum(output_tokens) as bigint)`.as("output_tokens"),
+        sql<number>`cast(sum(cost_micros) as bigint)`.as("cost_micros"),
+      ])
+      .groupBy(["account_id", "persona_id", day]);
+    if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
+    if (filter.personaId !== undefined) query = query.where("persona_id", "=", filter.personaId);
+    if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
+    // `to` is a whole day: everything before the next day's start.
+    if (filter.to !== undefined) query = query.where(day, "<=", filter.to);
+    const rows = await query.orderBy(day).orderBy("account_id").orderBy("persona_id").execute();
+    return rows.map((row) => ({
+      accountId: row.account_id,
+      day: row.day,
+      personaId: row.persona_id,
+      requests: Number(row.requests),
+      served: Number(row.served),
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      costMicros: Number(row.cost_micros),
+    }));
+  }
+}

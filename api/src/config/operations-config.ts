@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+const milliseconds = z.coerce.number().int().positive().max(3_600_000);
+
+/**
+ * Configuration of metrics and of the HTTP server's timeouts (docs/OPERATIONS.md),
+ * spread into the server configuration schema.
+ */
+export const operationsConfigShape = {
+  /**
+   * Bearer token that `GET /metrics` requires (`Authorization: Bearer …`).
+   * Unset: `/metrics` answers loopback clients only (127.0.0.0/8, ::1).
+   */
+  PERSONA_METRICS_TOKEN: z
+    .string()
+    .min(16, { error: "must be at least 16 characters" })
+    .regex(/^[\x21-\x7e]+$/u, { error: "must be printable ASCII without spaces" })
+    .optional(),
+  /** Longest time a client may take to send the request headers (slow-header clients). */
+  PERSONA_HEADERS_TIMEOUT_MS: milliseconds.default(15_000),
+  /** Longest time a client may take to send the whole request, body included. */
+  PERSONA_REQUEST_TIMEOUT_MS: milliseconds.default(60_000),
+  /** How long an idle keep-alive connection is kept open after a response. */
+  PERSONA_KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(5_000),
+  /**
+   * A connection on which nothing moves (no byte read or written, e.g. a
+   * client that never reads its response) for this long is closed. Unset:
+   * the provider timeout × (retries + 1) + 30 s, at least 120 s, so a slow
+   * model call is never cut.
+   */
+  PERSONA_SOCKET_TIMEOUT_MS: milliseconds.optional(),
+};

@@ -1,0 +1,151 @@
+import { LOGIN_PATH } from "@persona-reply/shared";
+import { type Request, type RequestHandler, type Response, Router } from "express";
+import { html } from "../pages/html.js";
+import { csrfField, sendPage } from "../pages/layout.js";
+import { createPageErrorHandler, PageError } from "../pages/page-errors.js";
+import { requireSession } from "../pages/require-session.js";
+import { pageLocals, type WebSupport } from "../pages/web-support.js";
+import { requireActiveAccount, requireRoomForKey } from "../playground/account-access.js";
+import { encryptApiKey } from "./encrypt-api-key.js";
+import {
+  checkLoginParameters,
+  checkRedirectUri,
+  type LoginParameters,
+  type LoginSource,
+} from "./login-parameters.js";
+
+/** How each `source` is named on the consent page. */
+const SOURCE_LABELS: Record<LoginSource, string> = {
+  cli: "the persona command-line tool",
+  codex: "the Codex plugin",
+  claude_code: "the Claude Code plugin",
+};
+
+/** The key name used when the caller sent none. */
+export function defaultKeyName(source: LoginSource | undefined): string {
+  return source === undefined ? "browser login" : `${source} login`;
+}
+
+async function checkedOrRefused(parameters: Record<string, unknown>): Promise<LoginParameters> {
+  const checked = await checkLoginParameters(parameters);
+  if (!checked.ok) {
+    // A bad request is answered here, never by a redirect to a callback that failed its checks.
+    throw new PageError(
+      400,
+      `This login request is not valid: parameter ${checked.parameter} ${checked.reason}. Start the login again from your tool.`,
+    );
+  }
+  return checked.value;
+}
+
+function callbackUrl(parameters: LoginParameters, values: Record<string, string>): string {
+  const url = new URL(parameters.redirectUri);
+  for (const [name, value] of Object.entries(values)) url.searchParams.set(name, value);
+  return url.href;
+}
+
+function consentForm(parameters: LoginParameters, csrfToken: string, decision: "approve" | "deny") {
+  const label = decision === "approve" ? "Approve" : "Deny";
+  return html`<form method="post" action="${LOGIN_PATH}">
+    ${csrfField(csrfToken)}
+    <input type="hidden" name="state" value="${parameters.state}">
+    <input type="hidden" name="redirect_uri" value="${parameters.redirectUri}">
+    <input type="hidden" name="recipient_public_key_jwk" value="${parameters.recipientEncoded}">
+    ${parameters.name === undefined ? "" : html`<input type="hidden" name="name" value="${parameters.name}">`}
+    ${parameters.source === undefined ? "" : html`<input type="hidden" name="source" value="${parameters.source}">`}
+    <input type="hidden" name="decision" value="${decision}">
+    <button type="submit" id="${decision}">${label}</button>
+  </form>`;
+}
+
+/**
+ * The browser login route (spec §4.5; issue 5). `GET` checks the parameters
+ * (a 400 page naming the bad one, never a redirect), sends a visitor who is
+ * not signed in through the sign-in flow and back, and shows the consent
+ * page; it never creates a key. The consent page's CSRF-protected `POST`
+ * either creates a key for the signed-in account, encrypts it to the
+ * caller's public key (compact JWE, RSA-OAEP-256 + A256GCM) and redirects
+ * (303) to the callback with `state` and `encrypted_api_key` only, or
+ * redirects with `state` and `error=access_denied`. The plaintext key is
+ * never rendered, logged or stored.
+ */
+export function createLoginRouter(web: WebSupport): Router {
+  const { services } = web;
+  const router = Router();
+
+  // The approval redirects to the callback, and a form's redirect target counts for the
+  // page's CSP form-action; helmet writes that header first, so the origin is set before it.
+  const allowCallbackInForms: RequestHandler = (request, response, next) => {
+    const raw = request.query.redirect_uri;
+    const callback = typeof raw === "string" ? checkRedirectUri(raw) : undefined;
+    if (callback?.ok === true) pageLocals(response).formActionOrigins = [callback.origin];
+    next();
+  };
+
+  router.get(
+    LOGIN_PATH,
+    allowCallbackInForms,
+    ...web.page,
+    async (request: Request, response: Response) => {
+      const parameters = await checkedOrRefused(request.query as Record<string, unknown>);
+      const session = requireSession(request, response);
+      if (session === undefined) return;
+      await requireActiveAccount(services, session.accountId);
+      const csrfToken = web.csrfToken(request, response);
+      const source =
+        parameters.source === undefined ? "not stated" : SOURCE_LABELS[parameters.source];
+      sendPage(request, response, {
+        title: "Create a key for your tool?",
+        csrfToken,
+        body: html`<p>A program on this computer asks for a new API key for <strong>${session.email}</strong>'s account.
+        The key is created only if you approve, and it is sent encrypted to that program; this page never shows it.</p>
+        <table>
+          <tr><th>Key name</th><td id="key-name">${parameters.name ?? defaultKeyName(parameters.source)}</td></tr>
+          <tr><th>Requested by</th><td id="source">${source}</td></tr>
+          <tr><th>Sent to</th><td id="callback"><code>${parameters.callbackHostPort}</code> on this computer</td></tr>
+        </table>
+        <p class="muted">Approve only if you just started a login from your own terminal or coding agent.</p>
+        <div class="actions">${consentForm(parameters, csrfToken, "approve")}${consentForm(parameters, csrfToken, "deny")}</div>`,
+      });
+    },
+  );
+
+  router.post(LOGIN_PATH, ...web.page, async (request: Request, response: Response) => {
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const parameters = await checkedOrRefused(form);
+    const session = requireSession(request, response);
+    if (session === undefined) return;
+    const decision = form.decision;
+    if (decision === "deny") {
+      services.logger.info({ source: parameters.source ?? null }, "browser login denied");
+      response.redirect(
+        303,
+        callbackUrl(parameters, { state: parameters.state, error: "access_denied" }),
+      );
+      return;
+    }
+    if (decision !== "approve") throw new PageError(400, "Choose Approve or Deny.");
+    await requireActiveAccount(services, session.accountId);
+    await requireRoomForKey(services, session.accountId);
+    const name = parameters.name ?? defaultKeyName(parameters.source);
+    const { record, key } = await services.keys.create(session.accountId, name);
+    const encrypted = await encryptApiKey(key, parameters.recipient.key);
+    services.logger.info(
+      {
+        keyId: record.id,
+        masked: record.masked,
+        accountId: session.accountId,
+        source: parameters.source ?? null,
+        callback: parameters.callbackHostPort,
+      },
+      "key created by browser login; sent encrypted to the callback",
+    );
+    response.redirect(
+      303,
+      callbackUrl(parameters, { state: parameters.state, encrypted_api_key: encrypted }),
+    );
+  });
+
+  router.use(createPageErrorHandler(services.logger));
+  return router;
+}

@@ -1,0 +1,58 @@
+import type { Express, RequestHandler } from "express";
+import { listRoutes, type RouteMatcher, routeMatchers } from "../http/route-inventory.js";
+import { onSocketGone } from "../http/socket-gone.js";
+import type { Metrics } from "./metrics.js";
+
+/** Label value of requests no route matched (unknown paths are never label values). */
+export const UNMATCHED_ROUTE = "unmatched";
+
+/**
+ * The route template a request is labelled with: the route of the same
+ * method first (so `POST /api/v1/generate` is not taken for the 405
+ * catch-all of that path), then a catch-all route, else `unmatched`.
+ */
+export function routeLabel(matchers: readonly RouteMatcher[], method: string, pathname: string) {
+  const exact = matchers.find((m) => m.method !== "ALL" && m.matches(method, pathname));
+  const any = exact ?? matchers.find((m) => m.matches(method, pathname));
+  return any?.path ?? UNMATCHED_ROUTE;
+}
+
+/**
+ * Counts every request by route template, method and status, times it, and
+ * counts the 429s of the rate limiter and of the balance check (read from
+ * the error code the error handler leaves in `response.locals.errorCode`).
+ * A request whose client left before the answer was written has status
+ * `aborted`; so has one still queued when its connection was dropped.
+ *
+ * @param app - the application whose routes label the requests; read on
+ *   the first request, when every route is registered
+ */
+export function createMetricsMiddleware(metrics: Metrics, app: Express): RequestHandler {
+  let matchers: RouteMatcher[] | undefined;
+  return (request, response, next) => {
+    const started = process.hrtime.bigint();
+    metrics.httpInFlight.inc();
+    let counted = false;
+    const finish = () => {
+      if (counted) return;
+      counted = true;
+      cancelSocketWatch();
+      metrics.httpInFlight.dec();
+      matchers ??= routeMatchers(listRoutes(app));
+      // `request.path` is relative to the router that answered (e.g. "/generate" inside /api/v1).
+      const pathname = request.originalUrl.split("?")[0] ?? "";
+      const route = routeLabel(matchers, request.method, pathname);
+      const status = response.headersSent ? String(response.statusCode) : "aborted";
+      const labels = { route, method: request.method, status };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      const code: unknown = response.locals.errorCode;
+      if (code === "rate_limited") metrics.rateLimitRejections.inc({ route });
+      if (code === "insufficient_balance") metrics.balanceRejections.inc({ route });
+    };
+    response.once("close", finish);
+    // A response queued behind others on a destroyed connection never emits `close`.
+    const cancelSocketWatch = onSocketGone(request.socket, finish);
+    next();
+  };
+}

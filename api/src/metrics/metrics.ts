@@ -1,0 +1,116 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** Outcome of one provider call, as the `outcome` label of the provider metrics. */
+export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "empty";
+
+/**
+ * The service's Prometheus metrics (prom-client), one registry per service
+ * instance so several services in one process (tests) never share counts.
+ *
+ * | metric | type | labels |
+ * | --- | --- | --- |
+ * | `persona_http_requests_total` | counter | `route`, `method`, `status` |
+ * | `persona_http_request_duration_seconds` | histogram | `route`, `method`, `status` |
+ * | `persona_http_requests_in_flight` | gauge | — |
+ * | `persona_provider_request_duration_seconds` | histogram | `provider`, `outcome` |
+ * | `persona_provider_errors_total` | counter | `provider`, `kind` |
+ * | `persona_rate_limit_rejections_total` | counter | `route` |
+ * | `persona_balance_rejections_total` | counter | `route` |
+ * | `persona_charges_total` | counter | `endpoint`, `payment_method` |
+ * | `persona_charged_micros_total` | counter | `endpoint`, `payment_method` |
+ *
+ * plus prom-client's default process and Node.js metrics (`process_*`,
+ * `nodejs_*`). `route` is the route's path template (e.g.
+ * `/api/v1/generate`, `/keys/:id/revoke`) or `unmatched`, so label values
+ * stay bounded whatever paths clients send.
+ */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<"route" | "method" | "status">;
+  httpDuration: Histogram<"route" | "method" | "status">;
+  httpInFlight: Gauge;
+  providerDuration: Histogram<"provider" | "outcome">;
+  providerErrors: Counter<"provider" | "kind">;
+  rateLimitRejections: Counter<"route">;
+  balanceRejections: Counter<"route">;
+  charges: Counter<"endpoint" | "payment_method">;
+  chargedMicros: Counter<"endpoint" | "payment_method">;
+}
+
+/** Latency buckets in seconds: from cache-fast rejections to slow model calls. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const PROVIDER_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
+
+/**
+ * Creates the metrics of one service instance with their own registry.
+ *
+ * @param options.defaultMetrics - also collect prom-client's process and
+ *   Node.js metrics (default true)
+ * @example
+ * const metrics = createMetrics();
+ * metrics.httpRequests.inc({ route: "/api/v1/generate", method: "POST", status: "200" });
+ * const text = await metrics.registry.metrics(); // Prometheus text format
+ */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: "persona_http_requests_total",
+      help: "HTTP requests answered, by route template, method and status.",
+      labelNames: ["route", "method", "status"] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: "persona_http_request_duration_seconds",
+      help: "Time from receiving a request to finishing its response, in seconds.",
+      labelNames: ["route", "method", "status"] as const,
+      buckets: HTTP_BUCKETS,
+      registers,
+    }),
+    httpInFlight: new Gauge({
+      name: "persona_http_requests_in_flight",
+      help: "Requests being served right now.",
+      registers,
+    }),
+    providerDuration: new Histogram({
+      name: "persona_provider_request_duration_seconds",
+      help: "Duration of model provider calls (all candidates of a request), in seconds.",
+      labelNames: ["provider", "outcome"] as const,
+      buckets: PROVIDER_BUCKETS,
+      registers,
+    }),
+    providerErrors: new Counter({
+      name: "persona_provider_errors_total",
+      help: "Failed model provider calls by provider and kind (timeout, aborted, upstream, empty).",
+      labelNames: ["provider", "kind"] as const,
+      registers,
+    }),
+    rateLimitRejections: new Counter({
+      name: "persona_rate_limit_rejections_total",
+      help: "API requests refused with 429 because a rate-limit window of the key was full.",
+      labelNames: ["route"] as const,
+      registers,
+    }),
+    balanceRejections: new Counter({
+      name: "persona_balance_rejections_total",
+      help: "API requests refused with 429 because the account's balance did not cover them.",
+      labelNames: ["route"] as const,
+      registers,
+    }),
+    charges: new Counter({
+      name: "persona_charges_total",
+      help: "Requests charged (settled with a cost above zero).",
+      labelNames: ["endpoint", "payment_method"] as const,
+      registers,
+    }),
+    chargedMicros: new Counter({
+      name: "persona_charged_micros_total",
+      help: "Money charged, in micro-units (10^-6) of the account currency (USD).",
+      labelNames: ["endpoint", "payment_method"] as const,
+      registers,
+    }),
+  };
+}

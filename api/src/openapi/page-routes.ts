@@ -1,0 +1,272 @@
+import { LOGIN_PATH } from "@persona-reply/shared";
+import {
+  LOGIN_SOURCES,
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_STATE_LENGTH,
+  MIN_STATE_LENGTH,
+} from "../login/login-parameters.js";
+import type { JsonSchema } from "./openapi-types.js";
+
+/** A field of a form or a query parameter of a page route. */
+export interface Field {
+  name: string;
+  description: string;
+  required?: boolean;
+  schema?: JsonSchema;
+}
+
+/** A server-rendered page route of the playground or the browser login. */
+export interface PageRoute {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  tag: "Browser login" | "Playground";
+  summary: string;
+  description: string;
+  /** Needs a signed-in playground session. */
+  session: boolean;
+  query?: Field[];
+  pathParameters?: Field[];
+  /** Fields of the urlencoded form (the CSRF field is added to every POST). */
+  form?: Field[];
+  /** Status → what it means. 2xx are pages (303 redirects); others are error pages. */
+  responses: Record<string, string>;
+}
+
+const string = (extra: JsonSchema = {}): JsonSchema => ({ type: "string", ...extra });
+
+/** The parameters of the browser login route (spec §4.5), with the checks the route makes. */
+const LOGIN_FIELDS: Field[] = [
+  {
+    name: "state",
+    required: true,
+    description:
+      "Random value made by the caller to protect the login session; returned unchanged.",
+    schema: string({
+      minLength: MIN_STATE_LENGTH,
+      maxLength: MAX_STATE_LENGTH,
+      pattern: "^[A-Za-z0-9._~-]+$",
+    }),
+  },
+  {
+    name: "redirect_uri",
+    required: true,
+    description:
+      "The local callback: an http URL on 127.0.0.1, localhost or [::1] with an explicit port, no user, password or fragment.",
+    schema: string({ maxLength: MAX_REDIRECT_URI_LENGTH }),
+  },
+  {
+    name: "recipient_public_key_jwk",
+    required: true,
+    description: "base64url-encoded RSA public JWK (2048–8192 bits) the new key is encrypted to.",
+  },
+  { name: "name", description: "Display name of the created key (1–100 characters)." },
+  {
+    name: "source",
+    description: "Who asks: the command-line tool or a coding-agent plugin.",
+    schema: string({ enum: [...LOGIN_SOURCES] }),
+  },
+];
+
+const SIGNED_OUT_GET = "Not signed in: to /sign-in, which brings the browser back here.";
+
+/**
+ * The server-rendered routes of the browser login (spec §4.5) and the
+ * playground (spec §1.6, §5.3), as the OpenAPI document describes them.
+ */
+export const PAGE_ROUTES: PageRoute[] = [
+  {
+    method: "get",
+    path: LOGIN_PATH,
+    operationId: "cliLoginConsent",
+    tag: "Browser login",
+    summary: "Browser login: consent page",
+    description:
+      "Spec §4.5. Checks every parameter (a 400 page names a bad one; never a redirect), sends a visitor who is not signed in through the sign-in, then shows the consent page. GET never creates a key.",
+    session: true,
+    query: LOGIN_FIELDS,
+    responses: {
+      "200": "The consent page (Approve / Deny).",
+      "303": SIGNED_OUT_GET,
+      "400": "A parameter is missing, repeated or invalid; the page names it.",
+      "403": "The account is not active.",
+    },
+  },
+  {
+    method: "post",
+    path: LOGIN_PATH,
+    operationId: "cliLoginDecision",
+    tag: "Browser login",
+    summary: "Browser login: approve or deny",
+    description:
+      "Approve creates a key for the signed-in account, encrypts it to the JWK (compact JWE, RSA-OAEP-256 + A256GCM) and redirects to the callback with `state` and `encrypted_api_key` only; Deny redirects with `state` and `error=access_denied`.",
+    session: true,
+    form: [
+      ...LOGIN_FIELDS,
+      {
+        name: "decision",
+        required: true,
+        description: "approve or deny.",
+        schema: string({ enum: ["approve", "deny"] }),
+      },
+    ],
+    responses: {
+      "303": "To the callback with state and encrypted_api_key, or state and error=access_denied.",
+      "400": "A parameter is invalid, or no decision.",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong, or the account is not active.",
+      "409": "The account already has the most active keys allowed.",
+    },
+  },
+  {
+    method: "get",
+    path: "/sign-in",
+    operationId: "signInPage",
+    tag: "Playground",
+    summary: "Sign-in page",
+    description: "Asks for the e-mail address the operator allowed for the playground.",
+    session: false,
+    query: [{ name: "return_to", description: "A local path to come back to after signing in." }],
+    responses: {
+      "200": "The sign-in form.",
+      "303": "Already signed in: to return_to or /playground.",
+    },
+  },
+  {
+    method: "post",
+    path: "/sign-in",
+    operationId: "requestSignInLink",
+    tag: "Playground",
+    summary: "Ask for a sign-in link",
+    description:
+      "Mails a one-time link (15 minutes) when the address is allowed; the answer is the same for allowed and unknown addresses.",
+    session: false,
+    form: [
+      { name: "email", required: true, description: "The e-mail address." },
+      { name: "return_to", description: "A local path to come back to." },
+    ],
+    responses: {
+      "200": "“Check your e-mail”.",
+      "400": "Not a valid e-mail address.",
+      "403": "The CSRF token is missing or wrong.",
+      "429": "Too many sign-in requests (Retry-After).",
+    },
+  },
+  {
+    method: "get",
+    path: "/sign-in/verify",
+    operationId: "confirmSignInPage",
+    tag: "Playground",
+    summary: "Sign-in link: confirm page",
+    description:
+      "The mailed link opens a confirm page, so mail scanners that follow links do not use it up.",
+    session: false,
+    query: [{ name: "token", required: true, description: "The link's one-time token." }],
+    responses: { "200": "The confirm page.", "400": "The link was used, expired or cut short." },
+  },
+  {
+    method: "post",
+    path: "/sign-in/verify",
+    operationId: "confirmSignIn",
+    tag: "Playground",
+    summary: "Sign-in link: start the session",
+    description: "Uses the token once and sets the session cookie (HttpOnly, SameSite=Lax).",
+    session: false,
+    form: [{ name: "token", required: true, description: "The link's one-time token." }],
+    responses: {
+      "303": "Signed in: to the page that asked for sign-in, or /playground.",
+      "400": "The link was used, expired, or the address is no longer allowed.",
+      "403": "The CSRF token is missing or wrong.",
+    },
+  },
+  {
+    method: "post",
+    path: "/sign-out",
+    operationId: "signOut",
+    tag: "Playground",
+    summary: "Sign out",
+    description: "Ends this browser's session.",
+    session: false,
+    responses: { "303": "To /sign-in.", "403": "The CSRF token is missing or wrong." },
+  },
+  {
+    method: "get",
+    path: "/sessions",
+    operationId: "sessionsPage",
+    tag: "Playground",
+    summary: "Signed-in browsers",
+    description: "The person's sessions, each revocable.",
+    session: true,
+    responses: { "200": "The sessions page.", "303": SIGNED_OUT_GET },
+  },
+  {
+    method: "post",
+    path: "/sessions/{id}/revoke",
+    operationId: "revokeSession",
+    tag: "Playground",
+    summary: "Revoke a session",
+    description: "Ends one of the person's sessions.",
+    session: true,
+    pathParameters: [{ name: "id", description: "The session's ID." }],
+    responses: {
+      "303": "To /sessions (or /sign-in when this browser's own session was revoked).",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong.",
+      "404": "No such session, or it already ended.",
+    },
+  },
+  {
+    method: "get",
+    path: "/keys",
+    operationId: "keysPage",
+    tag: "Playground",
+    summary: "API keys",
+    description:
+      "The account's keys: name, masked key (prk_…abcd), created, last used (spec §5.3).",
+    session: true,
+    responses: { "200": "The keys page.", "303": SIGNED_OUT_GET },
+  },
+  {
+    method: "post",
+    path: "/keys",
+    operationId: "createKey",
+    tag: "Playground",
+    summary: "Create an API key",
+    description: "Creates a key; the answer shows it once (no-store) with a Copy button.",
+    session: true,
+    form: [{ name: "name", required: true, description: "Key name, 1–100 characters." }],
+    responses: {
+      "201": "The keys page with the new key, shown once.",
+      "400": "Invalid key name.",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong, or the account is not active.",
+      "409": "The account already has the most active keys allowed.",
+    },
+  },
+  {
+    method: "post",
+    path: "/keys/{id}/revoke",
+    operationId: "revokeKey",
+    tag: "Playground",
+    summary: "Revoke an API key",
+    description: "The key answers 401 from then on.",
+    session: true,
+    pathParameters: [{ name: "id", description: "The key's ID." }],
+    responses: {
+      "303": "To /keys.",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong.",
+      "404": "No such active key of this account.",
+    },
+  },
+  {
+    method: "get",
+    path: "/playground",
+    operationId: "playgroundPage",
+    tag: "Playground",
+    summary: "Chat playground",
+    description: "Chat with the account's personas and try /personify; history kept in the page.",
+    session: true,
+    responses: { "200": "The playground page.", "303": SIGNED_OUT_GET },
+  },
+];

@@ -1,0 +1,104 @@
+import { API_PREFIX } from "@persona-reply/shared";
+import { METRICS_PATH } from "../metrics/metrics-route.js";
+import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
+import type { PathItemObject } from "./openapi-types.js";
+
+/** Where the OpenAPI document is served. */
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+
+/** Where the readable API reference is served. */
+export const DOCS_PATH = "/docs";
+
+/** Path of the health check. */
+export const HEALTH_PATH = "/healthz";
+
+const requestIdOnly = { "x-request-id": HEADER_REFERENCES.requestId };
+
+/** The operational routes: health, metrics, this document and its reference page. */
+export function servicePaths(): Record<string, PathItemObject> {
+  return {
+    [HEALTH_PATH]: {
+      get: {
+        operationId: "health",
+        tags: ["Operations"],
+        summary: "Health check",
+        description:
+          "Answers 200 once the database answered a `select 1`; for load-balancer health checks. Not logged.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The service and its database answer.",
+            headers: requestIdOnly,
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/HealthResponse" } },
+            },
+          },
+          ...errorResponses("json", ["internal_error"]),
+        },
+      },
+    },
+    [METRICS_PATH]: {
+      get: {
+        operationId: "metrics",
+        tags: ["Operations"],
+        summary: "Prometheus metrics",
+        description:
+          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. With PERSONA_METRICS_TOKEN set, send it as `Authorization: Bearer …`; without it only loopback clients are served.",
+        security: [{ MetricsToken: [] }, {}],
+        responses: {
+          "200": {
+            description: "The metrics.",
+            headers: requestIdOnly,
+            content: {
+              "text/plain": {
+                schema: { type: "string", description: "Prometheus text format 0.0.4." },
+              },
+            },
+          },
+          ...errorResponses("json", ["metrics_token_required", "metrics_loopback_only"]),
+        },
+      },
+    },
+    [OPENAPI_PATH]: {
+      get: {
+        operationId: "openApiDocument",
+        tags: ["Operations"],
+        summary: "This OpenAPI document",
+        description:
+          "The OpenAPI 3.1 description of every route, generated from the zod contract of @persona-reply/shared at start-up. Readable at /docs.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document.",
+            headers: requestIdOnly,
+            content: {
+              "application/json": {
+                schema: {
+                  type: "object",
+                  required: ["openapi", "info", "paths", "components"],
+                  properties: { openapi: { type: "string", pattern: "^3\\.1\\." } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    [DOCS_PATH]: {
+      get: {
+        operationId: "docsPage",
+        tags: ["Operations"],
+        summary: "API reference page",
+        description: "This document rendered as a readable page in the playground's style.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The reference page.",
+            headers: requestIdOnly,
+            content: { "text/html": { schema: { type: "string" } } },
+          },
+        },
+      },
+    },
+  };
+}

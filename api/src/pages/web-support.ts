@@ -1,0 +1,177 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import cookieParser from "cookie-parser";
+import { doubleCsrf } from "csrf-csrf";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import helmet from "helmet";
+import type { PlaygroundSession } from "../playground/session-store.js";
+import { SessionStore } from "../playground/session-store.js";
+import type { Services } from "../services.js";
+
+/** What the page middleware leaves in `response.locals` for the handlers. */
+export interface PageLocals {
+  /** The signed-in session, when the browser has a live one. */
+  session: PlaygroundSession | undefined;
+  /** Extra origins a form on this page may submit to (CSP `form-action`). */
+  formActionOrigins: string[];
+  /** Answer errors of this route as JSON (the playground's fetch endpoints) instead of a page. */
+  jsonErrors: boolean;
+}
+
+/** Reads the page locals of a response (set by {@link WebSupport.page}). */
+export function pageLocals(response: Response): PageLocals {
+  return response.locals as PageLocals;
+}
+
+/** The shared machinery of server-rendered pages: security headers, cookies, sessions, CSRF. */
+export interface WebSupport {
+  services: Services;
+  sessions: SessionStore;
+  /** Whether the public origin is HTTPS (cookies get `Secure`, HSTS is sent). */
+  secure: boolean;
+  /**
+   * Middleware for every page route, in order: helmet, `Cache-Control:
+   * no-store`, cookie parsing, session loading, form body parsing, CSRF
+   * check on state-changing methods.
+   */
+  page: RequestHandler[];
+  /** The CSRF token to put in this response's forms (sets its cookie too). */
+  csrfToken(request: Request, response: Response): string;
+  /** Sets the session cookie after sign-in. */
+  setSessionCookie(response: Response, token: string): void;
+  /** Clears the session cookie (sign-out, dead session). */
+  clearSessionCookie(response: Response): void;
+  /**
+   * The site origin for links in mail: `PERSONA_PUBLIC_URL` when set,
+   * otherwise the address the request arrived on (never the Host header,
+   * which a client controls).
+   */
+  origin(request: Request): string;
+}
+
+/** Name of the field (or `x-csrf-token` header) carrying the CSRF token. */
+export const CSRF_FIELD = "_csrf";
+
+/** A single string form field, or undefined when absent or sent more than once. */
+export function formField(request: Request, name: string): string | undefined {
+  const body: unknown = request.body;
+  if (typeof body !== "object" || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function socketOrigin(request: Request): string {
+  const address = (request.socket.localAddress ?? "127.0.0.1").replace(/^::ffff:/u, "");
+  const host = address.includes(":") ? `[${address}]` : address;
+  return `http://${host}:${request.socket.localPort ?? 80}`;
+}
+
+/**
+ * Builds the page machinery from the services. Cookies: the session cookie
+ * (HttpOnly, SameSite=Lax, Secure behind HTTPS, holding a 256-bit secret
+ * whose hash is stored), a browser cookie that binds CSRF tokens before
+ * sign-in, and csrf-csrf's signed double-submit cookie (SameSite=Strict).
+ */
+export function createWebSupport(services: Services): WebSupport {
+  const { config, logger } = services;
+  const publicUrl = config.PERSONA_PUBLIC_URL?.replace(/\/+$/u, "");
+  const secure = publicUrl?.startsWith("https:") ?? false;
+  // The __Host- prefix pins a cookie to this origin, but browsers accept it only with Secure.
+  const cookiePrefix = secure ? "__Host-" : "";
+  const sessionCookie = `${cookiePrefix}persona_session`;
+  const browserCookie = `${cookiePrefix}persona_browser`;
+  const lifetimeMs = config.PERSONA_SESSION_TTL_HOURS * 3_600_000;
+  const sessions = new SessionStore(services.database, lifetimeMs);
+  const secret = config.PERSONA_SESSION_SECRET ?? randomBytes(32).toString("base64url");
+  if (config.PERSONA_SESSION_SECRET === undefined) {
+    logger.debug("PERSONA_SESSION_SECRET not set: CSRF tokens use a per-process secret");
+  }
+  // What CSRF tokens are bound to: the session secret once signed in, the browser cookie before.
+  const csrfIdentity = new WeakMap<Request, string>();
+  const cookieBase = { httpOnly: true, secure, path: "/" } as const;
+
+  const csrf = doubleCsrf({
+    getSecret: () => secret,
+    getSessionIdentifier: (request) => csrfIdentity.get(request) ?? "",
+    cookieName: `${cookiePrefix}persona_csrf`,
+    cookieOptions: { ...cookieBase, sameSite: "strict" },
+    getCsrfTokenFromRequest: (request) =>
+      formField(request, CSRF_FIELD) ?? request.headers["x-csrf-token"],
+  });
+
+  const securityHeaders = helmet({
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        // A form's redirect target counts for form-action, so the consent page adds the callback.
+        formAction: [
+          (_request: IncomingMessage, response: ServerResponse) =>
+            ["'self'", ...((response as Response).locals.formActionOrigins ?? [])].join(" "),
+        ],
+        frameAncestors: ["'none'"],
+        upgradeInsecureRequests: secure ? [] : null,
+      },
+    },
+    strictTransportSecurity: secure,
+    referrerPolicy: { policy: "no-referrer" },
+  });
+
+  const loadSession: RequestHandler = async (request, response, next) => {
+    const locals = pageLocals(response);
+    locals.formActionOrigins ??= [];
+    locals.jsonErrors ??= false;
+    locals.session = undefined;
+    const cookies = request.cookies as Record<string, string | undefined>;
+    const token = cookies[sessionCookie];
+    if (token !== undefined) {
+      locals.session = await sessions.findByToken(token);
+      if (locals.session === undefined) {
+        response.clearCookie(sessionCookie, cookieBase);
+      } else {
+        csrfIdentity.set(request, `session:${token}`);
+        void sessions.touch(locals.session).catch(() => undefined);
+      }
+    }
+    if (!csrfIdentity.has(request)) {
+      let browser = cookies[browserCookie];
+      if (browser === undefined || !/^[\w-]{43}$/u.test(browser)) {
+        browser = randomBytes(32).toString("base64url");
+        response.cookie(browserCookie, browser, { ...cookieBase, sameSite: "lax" });
+      }
+      csrfIdentity.set(request, `browser:${browser}`);
+    }
+    next();
+  };
+
+  const noStore: RequestHandler = (_request, response, next) => {
+    // Pages can show a key once, or a session's forms: never keep them in a cache.
+    response.setHeader("Cache-Control", "no-store");
+    next();
+  };
+
+  return {
+    services,
+    sessions,
+    secure,
+    page: [
+      securityHeaders,
+      noStore,
+      cookieParser(),
+      loadSession,
+      express.urlencoded({ extended: false, limit: "32kb", parameterLimit: 50 }),
+      csrf.doubleCsrfProtection,
+    ],
+    csrfToken: (request, response) => csrf.generateCsrfToken(request, response),
+    setSessionCookie(response, token) {
+      response.cookie(sessionCookie, token, { ...cookieBase, sameSite: "lax", maxAge: lifetimeMs });
+    },
+    clearSessionCookie(response) {
+      response.clearCookie(sessionCookie, cookieBase);
+    },
+    origin: (request) => publicUrl ?? socketOrigin(request),
+  };
+}

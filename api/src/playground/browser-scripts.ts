@@ -1,0 +1,150 @@
+// Scripts of the playground pages, served from /playground/assets/ so the
+// pages' Content-Security-Policy can forbid inline script (script-src 'self').
+// They are plain browser JavaScript kept as strings: the build has no bundler
+// and they are small. They only ever write text with textContent.
+
+/** `/playground/assets/keys.js`: the copy button beside a newly created key. */
+export const KEYS_SCRIPT = `"use strict";
+(() => {
+  const button = document.getElementById("copy-key");
+  const key = document.getElementById("new-key");
+  const status = document.getElementById("copy-status");
+  if (!button || !key || !status) return;
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(key.textContent.trim());
+      status.textContent = "Copied.";
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(key);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      status.textContent = "Selected: press Ctrl+C (or Cmd+C) to copy.";
+    }
+  });
+})();
+`;
+
+/**
+ * \`/playground/assets/chat.js\`: the chat. The history lives in the page and
+ * is sent whole with every turn (the API is stateless, spec §1.3).
+ */
+export const CHAT_SCRIPT = `"use strict";
+(() => {
+  const root = document.getElementById("chat");
+  if (!root) return;
+  const csrf = root.dataset.csrf;
+  const persona = document.getElementById("persona");
+  const log = document.getElementById("chat-log");
+  const chatForm = document.getElementById("chat-form");
+  const message = document.getElementById("message");
+  const variations = document.getElementById("variations");
+  const send = document.getElementById("send");
+  const reset = document.getElementById("reset");
+  const chatError = document.getElementById("chat-error");
+  const personifyForm = document.getElementById("personify-form");
+  const raw = document.getElementById("raw");
+  const personifySend = document.getElementById("personify-send");
+  const personifyResult = document.getElementById("personify-result");
+  const personifyUnavailable = document.getElementById("personify-unavailable");
+  let history = [];
+
+  async function call(path, body) {
+    const response = await fetch(path, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf },
+      body: JSON.stringify(body),
+    });
+    const type = response.headers.get("content-type") || "";
+    const data = type.includes("application/json")
+      ? await response.json()
+      : { error: { message: await response.text() } };
+    if (!response.ok) throw new Error((data.error && data.error.message) || "HTTP " + response.status);
+    return data;
+  }
+
+  function line(role, text, extra) {
+    const turn = document.createElement("div");
+    turn.className = "turn " + role;
+    const who = document.createElement("span");
+    who.className = "role";
+    who.textContent = role === "user" ? "You: " : persona.selectedOptions[0].textContent + ": ";
+    const body = document.createElement("span");
+    body.className = "text";
+    body.textContent = text;
+    turn.append(who, body);
+    if (extra && extra.length > 1) {
+      const list = document.createElement("ol");
+      list.className = "variations";
+      for (const choice of extra) {
+        const item = document.createElement("li");
+        item.textContent = choice;
+        list.append(item);
+      }
+      turn.append(list);
+    }
+    log.append(turn);
+  }
+
+  function startOver() {
+    history = [];
+    log.replaceChildren();
+    chatError.textContent = "";
+    const allowed = persona.selectedOptions[0].dataset.personify === "true";
+    personifyUnavailable.hidden = allowed;
+    raw.disabled = !allowed;
+    personifySend.disabled = !allowed;
+    personifyResult.textContent = "";
+  }
+
+  persona.addEventListener("change", startOver);
+  reset.addEventListener("click", startOver);
+
+  chatForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = message.value.trim();
+    if (text === "") return;
+    chatError.textContent = "";
+    const turn = { role: "user", content: text };
+    const messages = history.concat([turn]);
+    line("user", text);
+    message.value = "";
+    send.disabled = true;
+    try {
+      const data = await call("/playground/api/generate", {
+        personaId: persona.value,
+        messages,
+        includeVariations: variations.checked,
+      });
+      history = messages.concat([{ role: "assistant", content: data.result.finalReply }]);
+      line("assistant", data.result.finalReply, data.result.replyChoices);
+    } catch (error) {
+      log.lastChild && log.lastChild.remove();
+      message.value = text;
+      chatError.textContent = error.message;
+    } finally {
+      send.disabled = false;
+    }
+  });
+
+  personifyForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = raw.value.trim();
+    if (text === "") return;
+    personifySend.disabled = true;
+    personifyResult.textContent = "";
+    try {
+      const data = await call("/playground/api/personify", { personaId: persona.value, raw: text });
+      personifyResult.textContent = data.personified;
+    } catch (error) {
+      personifyResult.textContent = "Error: " + error.message;
+    } finally {
+      personifySend.disabled = raw.disabled;
+    }
+  });
+
+  startOver();
+})();
+`;

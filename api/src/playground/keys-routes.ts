@@ -1,0 +1,107 @@
+import { Router } from "express";
+import type { ApiKeyRecord } from "../keys/key-store.js";
+import { html, type SafeHtml } from "../pages/html.js";
+import { csrfField, sendPage } from "../pages/layout.js";
+import { PageError } from "../pages/page-errors.js";
+import { requireSession } from "../pages/require-session.js";
+import { formField, type WebSupport } from "../pages/web-support.js";
+import {
+  checkKeyName,
+  MAX_KEY_NAME_LENGTH,
+  requireActiveAccount,
+  requireRoomForKey,
+} from "./account-access.js";
+
+function when(iso: string | null): string {
+  return iso === null ? "never" : `${iso.slice(0, 16).replace("T", " ")} UTC`;
+}
+
+function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): SafeHtml {
+  const rows = keys.map(
+    (key) => html`<tr>
+      <td>${key.name}</td>
+      <td><code>${key.masked}</code></td>
+      <td>${when(key.createdAt)}</td>
+      <td>${when(key.lastUsedAt)}</td>
+      <td>${
+        key.revokedAt === null
+          ? html`<form method="post" action="/keys/${key.id}/revoke">${csrfField(csrfToken)}<button type="submit" aria-label="Revoke ${key.name}">Revoke</button></form>`
+          : html`<span class="muted">revoked ${when(key.revokedAt)}</span>`
+      }</td>
+    </tr>`,
+  );
+  return html`${notice ?? ""}
+    <h2>Create a key</h2>
+    <form method="post" action="/keys" class="row">
+      ${csrfField(csrfToken)}
+      <label>Name <input type="text" name="name" required maxlength="${MAX_KEY_NAME_LENGTH}" placeholder="e.g. production server"></label>
+      <button type="submit">Create key</button>
+    </form>
+    <h2>Your keys</h2>
+    ${
+      keys.length === 0
+        ? html`<p class="muted">No keys yet.</p>`
+        : html`<table><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+    }
+    <p class="muted">Keep keys in environment variables or a secret manager, never in client-side code, and rotate them now and then (spec §5.5).</p>`;
+}
+
+/**
+ * `/keys` (spec §5.3): create a named key (shown once, with a copy button),
+ * list keys (name, `prk_…` and last four, created, last used), revoke.
+ */
+export function createKeysRouter(web: WebSupport): Router {
+  const { services } = web;
+  const router = Router();
+
+  router.get("/keys", ...web.page, async (request, response) => {
+    const session = requireSession(request, response);
+    if (session === undefined) return;
+    const csrfToken = web.csrfToken(request, response);
+    const keys = await services.keys.list(session.accountId);
+    sendPage(request, response, { title: "API keys", csrfToken, body: keysBody(keys, csrfToken) });
+  });
+
+  router.post("/keys", ...web.page, async (request, response) => {
+    const session = requireSession(request, response);
+    if (session === undefined) return;
+    await requireActiveAccount(services, session.accountId);
+    const checked = checkKeyName(formField(request, "name") ?? "");
+    if (!checked.ok) throw new PageError(400, `The key name ${checked.reason}.`);
+    await requireRoomForKey(services, session.accountId);
+    const { record, key } = await services.keys.create(session.accountId, checked.name);
+    services.logger.info(
+      { keyId: record.id, masked: record.masked, accountId: session.accountId },
+      "key created in the playground",
+    );
+    const csrfToken = web.csrfToken(request, response);
+    const keys = await services.keys.list(session.accountId);
+    const notice = html`<div class="notice" id="new-key-notice">
+      <p><strong>Key “${record.name}” created.</strong> Copy it now: it is shown only this once and cannot be shown again.</p>
+      <p class="secret" id="new-key">${key}</p>
+      <p><button type="button" id="copy-key">Copy</button> <span id="copy-status" class="muted" aria-live="polite"></span></p>
+    </div>
+    <script src="/playground/assets/keys.js"></script>`;
+    sendPage(request, response, {
+      title: "API keys",
+      status: 201,
+      csrfToken,
+      body: keysBody(keys, csrfToken, notice),
+    });
+  });
+
+  router.post("/keys/:id/revoke", ...web.page, async (request, response) => {
+    const session = requireSession(request, response);
+    if (session === undefined) return;
+    const id = String(request.params.id);
+    const owned = (await services.keys.list(session.accountId)).find((key) => key.id === id);
+    // Another account's key is answered like a missing one.
+    if (owned === undefined || !(await services.keys.revoke(id))) {
+      throw new PageError(404, "No such active key.");
+    }
+    services.logger.info({ keyId: id, masked: owned.masked }, "key revoked in the playground");
+    response.redirect(303, "/keys");
+  });
+
+  return router;
+}

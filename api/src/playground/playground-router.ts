@@ -1,0 +1,30 @@
+import { Router } from "express";
+import { createPageErrorHandler } from "../pages/page-errors.js";
+import type { WebSupport } from "../pages/web-support.js";
+import { createChatRouter } from "./chat-routes.js";
+import { createKeysRouter } from "./keys-routes.js";
+import { createMailer, type Mailer } from "./mailer.js";
+import { RateLimiter } from "./rate-limiter.js";
+import { createSessionRouter } from "./session-routes.js";
+import { createSignInRouter } from "./sign-in-routes.js";
+
+/**
+ * The browser playground (spec §1.6, §5.3; issue 5): e-mail sign-in,
+ * sessions, `/keys` and the chat. Every page gets helmet's security headers
+ * and every state-changing form a CSRF check (see WebSupport.page).
+ *
+ * @param mailer - how sign-in links go out; built from the configuration when omitted
+ */
+export function createPlaygroundRouter(web: WebSupport, mailer?: Mailer): Router {
+  const { services } = web;
+  const limiter = new RateLimiter(services.database);
+  const router = Router();
+  router.use(
+    createSignInRouter(web, mailer ?? createMailer(services.config, services.logger), limiter),
+  );
+  router.use(createSessionRouter(web));
+  router.use(createKeysRouter(web));
+  router.use(createChatRouter(web, limiter));
+  router.use(createPageErrorHandler(services.logger));
+  return router;
+}

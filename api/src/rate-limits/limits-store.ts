@@ -1,0 +1,94 @@
+import type { Database } from "../storage/database.js";
+import {
+  type RateLimitOverrides,
+  type RateLimits,
+  resolveRateLimits,
+  type WindowName,
+} from "./rate-limit-windows.js";
+
+/** Limits to set: a number raises or lowers a window, null goes back to the level below. */
+export type RateLimitChange = Partial<Record<WindowName, number | null>>;
+
+function columns(change: RateLimitChange) {
+  const set: Partial<Record<`rate_limit_${WindowName}`, number | null>> = {};
+  for (const [window, value] of Object.entries(change) as Array<[WindowName, number | null]>) {
+    if (value !== null && (!Number.isSafeInteger(value) || value < 1)) {
+      throw new RangeError(`the ${window} limit must be a whole number of requests, at least 1`);
+    }
+    set[`rate_limit_${window}`] = value;
+  }
+  return set;
+}
+
+/**
+ * The operator's rate-limit overrides (spec §8.2 "limits may be raised on
+ * request"): per key, or per account for all its keys. Keys without an
+ * override (every key made with `persona-admin key create` or in the
+ * playground) get the defaults of spec §8.1.
+ */
+export class LimitsStore {
+  constructor(private readonly database: Database) {}
+
+  /**
+   * Sets windows of one key.
+   *
+   * @returns false when no such key exists
+   * @throws {RangeError} for a limit that is not a whole number ≥ 1
+   */
+  async setForKey(apiKeyId: string, change: RateLimitChange): Promise<boolean> {
+    const set = columns(change);
+    if (Object.keys(set).length === 0) return true;
+    const result = await this.database
+      .updateTable("api_keys")
+      .set(set)
+      .where("id", "=", apiKeyId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Sets windows of every key of an account that has no override of its own.
+   *
+   * @returns false when no such account exists
+   * @throws {RangeError} for a limit that is not a whole number ≥ 1
+   */
+  async setForAccount(accountId: string, change: RateLimitChange): Promise<boolean> {
+    const set = columns(change);
+    if (Object.keys(set).length === 0) return true;
+    const result = await this.database
+      .updateTable("accounts")
+      .set(set)
+      .where("id", "=", accountId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** The limits in force for a key, or undefined when no such key exists. */
+  async limitsOfKey(apiKeyId: string): Promise<RateLimits | undefined> {
+    const row = await this.database
+      .selectFrom("api_keys")
+      .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+      .select([
+        "api_keys.rate_limit_minute as key_minute",
+        "api_keys.rate_limit_hour as key_hour",
+        "api_keys.rate_limit_day as key_day",
+        "accounts.rate_limit_minute as account_minute",
+        "accounts.rate_limit_hour as account_hour",
+        "accounts.rate_limit_day as account_day",
+      ])
+      .where("api_keys.id", "=", apiKeyId)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    const key: RateLimitOverrides = {
+      minute: row.key_minute,
+      hour: row.key_hour,
+      day: row.key_day,
+    };
+    const account: RateLimitOverrides = {
+      minute: row.account_minute,
+      hour: row.account_hour,
+      day: row.account_day,
+    };
+    return resolveRateLimits(key, account);
+  }
+}

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionStore } from "../src/playground/session-store.js";
+import { readExamplePersona } from "../src/seed/demo-seed.js";
+import { csrfIn, PageClient } from "./support/page-client.js";
+import { startTestService, type TestService } from "./support/test-service.js";
+
+// The playground's pages and its same-origin chat endpoints, over fetch
+// against the in-process service (the browser test drives the same pages).
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(() => service.stop());
+
+async function signedIn(accountId = service.accountId): Promise<PageClient> {
+  const { token } = await new SessionStore(service.services.database, 3_600_000).create({
+    accountId,
+    email: "owner@example.com",
+    userAgent: "test",
+  });
+  const client = new PageClient(service.url);
+  client.cookies.set("persona_session", token);
+  return client;
+}
+
+/** The bodies the playground endpoints answer with (those of /generate and /personify, or an error). */
+interface PlaygroundAnswer {
+  status?: string;
+  result?: { finalReply: string; chunks: string[]; replyChoices?: string[] };
+  personified?: string;
+  error?: { type: string; message: string };
+}
+
+async function callJson(client: PageClient, path: string, body: unknown, csrf: string) {
+  const response = await client.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-csrf-token": csrf },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as PlaygroundAnswer };
+}
+
+describe("playground chat endpoints (session, CSRF, the account's personas)", () => {
+  it("generates and personifies for the session's account, billed to its balance", async () => {
+    const client = await signedIn();
+    const { csrf, html } = await client.page("/playground");
+    expect(html).toContain(service.persona.name);
+    const before = (await service.services.billing.balances.balanceOf(service.accountId))
+      ?.balanceMicros;
+    const generated = await callJson(
+      client,
+      "/playground/api/generate",
+      {
+        personaId: service.persona.id,
+        includeVariations: true,
+        messages: [
+          { role: "user", content: "Hello!" },
+          { role: "assistant", content: "Hi there." },
+          { role: "user", content: "Which herbs like shade?" },
+        ],
+      },
+      csrf,
+    );
+    expect(generated.status).toBe(200);
+    expect(generated.body.status).toBe("success");
+    expect(generated.body.result?.finalReply.length).toBeGreaterThan(0);
+    expect(Array.isArray(generated.body.result?.replyChoices)).toBe(true);
+    const after = (await service.services.billing.balances.balanceOf(service.accountId))
+      ?.balanceMicros;
+    expect(after).toBeLessThan(before ?? 0);
+
+    const personified = await callJson(
+      client,
+      "/playground/api/personify",
+      { personaId: service.persona.id, raw: "The shed is locked on Sundays." },
+      csrf,
+    );
+    expect(personified.status).toBe(200);
+    expect(personified.body.personified).toMatch(/Sundays/u);
+  });
+
+  it("refuses without CSRF token, without session, for another account's persona, and without personify access", async () => {
+    const client = await signedIn();
+    const { csrf } = await client.page("/playground");
+    const body = { personaId: service.persona.id, messages: [{ role: "user", content: "Hi" }] };
+
+    expect((await callJson(client, "/playground/api/generate", body, "")).status).toBe(403);
+    const anonymous = new PageClient(service.url);
+    const anonymousCsrf = (await anonymous.page("/sign-in")).csrf;
+    const noSession = await callJson(anonymous, "/playground/api/generate", body, anonymousCsrf);
+    expect(noSession.status).toBe(401);
+    expect(noSession.body.error?.message).toMatch(/not signed in/u);
+
+    const other = await service.services.accounts.create("Someone else");
+    const theirs = await service.services.personas.create(other.id, readExamplePersona());
+    const foreign = await callJson(
+      client,
+      "/playground/api/generate",
+      { ...body, personaId: theirs.id },
+      csrf,
+    );
+    expect(foreign.status).toBe(404);
+
+    const invalid = await callJson(
+      client,
+      "/playground/api/generate",
+      { personaId: service.persona.id, messages: [] },
+      csrf,
+    );
+    expect(invalid.status).toBe(422);
+
+    const plain = await callJson(
+      client,
+      "/playground/api/personify",
+      { personaId: service.plainPersona.id, raw: "Text" },
+      csrf,
+    );
+    expect(plain.status).toBe(403);
+  });
+});
+
+describe("/keys over plain HTTP", () => {
+  it("creates a key shown once, lists it masked, refuses forged forms, and revokes only the account's keys", async () => {
+    const client = await signedIn();
+    const page = await client.page("/keys");
+    expect(page.response.headers.get("cache-control")).toBe("no-store");
+    expect(page.response.headers.get("content-security-policy")).toContain("script-src 'self'");
+
+    const forged = await client.postForm("/keys", { name: "forged", _csrf: "x" });
+    expect(forged.status).toBe(403);
+
+    const created = await client.postForm("/keys", { name: "  ci server  ", _csrf: page.csrf });
+    expect(created.status).toBe(201);
+    const html = await created.text();
+    const key = /id="new-key">(prk_[0-9A-Za-z]{38})</u.exec(html)?.[1] ?? "";
+    expect(key).not.toBe("");
+    const listed = await client.page("/keys");
+    expect(listed.html.includes(key)).toBe(false);
+    expect(listed.html).toContain(`prk_…${key.slice(-4)}`);
+    expect(listed.html).toContain("ci server");
+
+    const tooLong = await client.postForm("/keys", {
+      name: "x".repeat(101),
+      _csrf: csrfIn(listed.html),
+    });
+    expect(tooLong.status).toBe(400);
+
+    const other = await service.services.accounts.create("Other account");
+    const { record: theirs } = await service.services.keys.create(other.id, "theirs");
+    const foreign = await client.postForm(`/keys/${theirs.id}/revoke`, { _csrf: listed.csrf });
+    expect(foreign.status).toBe(404);
+
+    const mine = (await service.services.keys.list(service.accountId)).find(
+      (entry) => entry.name === "ci server",
+    );
+    const revoked = await client.postForm(`/keys/${mine?.id}/revoke`, { _csrf: listed.csrf });
+    expect(revoked.status).toBe(303);
+    expect((await service.services.keys.findByKey(key))?.revokedAt).not.toBeNull();
+  });
+});

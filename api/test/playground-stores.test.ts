@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccountStore } from "../src/accounts/account-store.js";
+import { AllowedEmailStore, normalizeEmail } from "../src/playground/allowed-email-store.js";
+import { RateLimiter } from "../src/playground/rate-limiter.js";
+import { SessionStore } from "../src/playground/session-store.js";
+import {
+  SIGN_IN_LINK_LIFETIME_MS,
+  SignInTokenStore,
+} from "../src/playground/sign-in-token-store.js";
+import { type Database, migrateToLatest, openDatabase } from "../src/storage/database.js";
+import {
+  createTestDatabase,
+  dialectsUnderTest,
+  suiteTitle,
+  type TestDatabase,
+} from "./support/test-databases.js";
+
+// The playground's stores (migration 0003_playground), once per dialect: the
+// same migrations and queries on SQLite and PostgreSQL.
+
+for (const { dialect, skipReason } of await dialectsUnderTest()) {
+  describe.skipIf(skipReason !== undefined)(
+    suiteTitle("playground stores", dialect, skipReason),
+    () => {
+      let testDatabase: TestDatabase;
+      let database: Database;
+      let accountId: string;
+      beforeAll(async () => {
+        testDatabase = await createTestDatabase(dialect);
+        database = openDatabase(testDatabase.url);
+        await migrateToLatest(database);
+        accountId = (await new AccountStore(database).create("Acme")).id;
+      });
+      afterAll(async () => {
+        await database?.destroy();
+        await testDatabase?.drop();
+      });
+
+      describe("allowed e-mail addresses", () => {
+        it("normalizes addresses and refuses what is not one", () => {
+          expect(normalizeEmail("  Ada@Example.COM ")).toBe("ada@example.com");
+          expect(normalizeEmail("not an address")).toBeUndefined();
+          expect(normalizeEmail(`${"a".repeat(250)}@example.com`)).toBeUndefined();
+        });
+
+        it("allows, moves, lists and removes an address", async () => {
+          const emails = new AllowedEmailStore(database);
+          const other = (await new AccountStore(database).create("Other")).id;
+          await emails.allow("ada@example.com", accountId);
+          await emails.allow("ada@example.com", other);
+          expect((await emails.find("ada@example.com"))?.accountId).toBe(other);
+          expect((await emails.list(other)).map((entry) => entry.email)).toEqual([
+            "ada@example.com",
+          ]);
+          expect(await emails.remove("ada@example.com")).toBe(true);
+          expect(await emails.remove("ada@example.com")).toBe(false);
+        });
+      });
+
+      describe("sign-in link tokens", () => {
+        const tokens = () => new SignInTokenStore(database);
+
+        it("are long random values stored only as hashes", async () => {
+          const { token } = await tokens().issue({
+            email: "a@example.com",
+            accountId,
+            returnTo: null,
+          });
+          expect(token).toMatch(/^[\w-]{43}$/u);
+          const rows = await database.selectFrom("sign_in_tokens").select("token_hash").execute();
+          expect(rows.some((row) => row.token_hash.includes(token))).toBe(false);
+        });
+
+        it("work once", async () => {
+          const { token } = await tokens().issue({
+            email: "a@example.com",
+            accountId,
+            returnTo: "/keys",
+          });
+          expect(await tokens().peek(token)).toMatchObject({
+            email: "a@example.com",
+            returnTo: "/keys",
+          });
+          const [first, second] = await Promise.all([
+            tokens().consume(token),
+            tokens().consume(token),
+          ]);
+          expect([first, second].filter((grant) => grant !== undefined)).toHaveLength(1);
+          expect(await tokens().consume(token)).toBeUndefined();
+        });
+
+        it("expire after 15 minutes", async () => {
+          const issued = new Date("2030-01-01T00:00:00.000Z");
+          const { token } = await tokens().issue(
+            { email: "a@example.com", accountId, returnTo: null },
+            issued,
+          );
+          const justBefore = new Date(issued.getTime() + SIGN_IN_LINK_LIFETIME_MS - 1);
+          expect(await tokens().peek(token, justBefore)).toBeDefined();
+          const atExpiry = new Date(issued.getTime() + SIGN_IN_LINK_LIFETIME_MS);
+          expect(await tokens().consume(token, atExpiry)).toBeUndefined();
+        });
+      });
+
+      describe("sessions", () => {
+        it("are found by their secret until revoked or expired", async () => {
+          const sessions = new SessionStore(database, 60_000);
+          const start = new Date();
+          const { session, token } = await sessions.create(
+            { accountId, email: "b@example.com", userAgent: "x".repeat(500) },
+            start,
+          );
+          expect(session.userAgent).toHaveLength(200);
+          expect((await sessions.findByToken(token, start))?.id).toBe(session.id);
+          expect(
+            await sessions.findByToken(token, new Date(start.getTime() + 60_000)),
+          ).toBeUndefined();
+          expect(await sessions.revoke(session.id, "someone-else@example.com")).toBe(false);
+          expect(await sessions.revoke(session.id, "b@example.com")).toBe(true);
+          expect(await sessions.findByToken(token, start)).toBeUndefined();
+        });
+
+        it("are all ended for an address", async () => {
+          const sessions = new SessionStore(database, 60_000);
+          await sessions.create({ accountId, email: "c@example.com", userAgent: undefined });
+          await sessions.create({ accountId, email: "c@example.com", userAgent: undefined });
+          expect(await sessions.listForEmail("c@example.com")).toHaveLength(2);
+          expect(await sessions.revokeAllForEmail("c@example.com")).toBe(2);
+          expect(await sessions.listForEmail("c@example.com")).toHaveLength(0);
+        });
+      });
+
+      describe("rate limiter (counters in the database)", () => {
+        it("allows the limit, refuses past it, and frees up as the window slides", async () => {
+          const limiter = new RateLimiter(database);
+          const rules = [{ limit: 3, windowMs: 60_000 }];
+          const start = new Date("2030-01-01T00:00:00.000Z");
+          const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+          for (let second = 0; second < 3; second++) {
+            expect((await limiter.hit("test:bucket", rules, at(second))).allowed).toBe(true);
+          }
+          const refused = await limiter.hit("test:bucket", rules, at(10));
+          expect(refused).toEqual({ allowed: false, retryAfterSeconds: 51 });
+          expect((await limiter.hit("test:other", rules, at(10))).allowed).toBe(true);
+          expect((await limiter.hit("test:bucket", rules, at(75))).allowed).toBe(true);
+        });
+
+        it("holds under concurrent hits", async () => {
+          const limiter = new RateLimiter(database);
+          const rules = [{ limit: 5, windowMs: 60_000 }];
+          const decisions = await Promise.all(
+            Array.from({ length: 12 }, () => limiter.hit("test:concurrent", rules)),
+          );
+          expect(decisions.filter((decision) => decision.allowed).length).toBeLessThanOrEqual(5);
+        });
+      });
+    },
+  );
+}
