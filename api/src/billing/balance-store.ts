@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Database } from "../storage/database.js";
 import { relaxCommit } from "../storage/relaxed-commit.js";
 import type { BalanceEntryKind } from "./billing-tables.js";
+import { ledgerEntryId } from "./ledger-entry-id.js";
 import { MAX_MICROS } from "./money.js";
 import { type UsageInput, usageRow } from "./usage-store.js";
 
@@ -103,7 +104,7 @@ export class BalanceStore {
       await transaction
         .insertInto("balance_entries")
         .values({
-          id: randomUUID(),
+          id: ledgerEntryId(),
           account_id: accountId,
           kind: amountMicros > 0 ? "topup" : "adjustment",
           amount_micros: amountMicros,
@@ -217,7 +218,7 @@ export class BalanceStore {
         await transaction
           .insertInto("balance_entries")
           .values({
-            id: randomUUID(),
+            id: ledgerEntryId(),
             account_id: reservation.accountId,
             kind: "charge",
             amount_micros: -charge,

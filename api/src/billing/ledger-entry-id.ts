@@ -1,0 +1,30 @@
+import { randomBytes } from "node:crypto";
+
+let lastMilliseconds = 0;
+let counter = 0;
+
+/**
+ * A UUIDv7 (RFC 9562 §5.7) whose 12-bit `rand_a` field is a counter, so IDs
+ * made by one process sort in creation order even within one millisecond
+ * (RFC 9562 §6.2, method 1). Ledger entries order by `(created_at, id)`; a
+ * random UUID as the tie-breaker made entries of the same millisecond come
+ * back in either order.
+ *
+ * @returns a lowercase UUID string, e.g. `019a7c2e-4f10-7000-8c1d-5e2f9a0b3c4d`
+ */
+export function ledgerEntryId(now = Date.now()): string {
+  if (now > lastMilliseconds) {
+    lastMilliseconds = now;
+    counter = 0;
+  } else if (++counter > 0xfff) {
+    // Counter exhausted: borrow the next millisecond, as §6.2 allows.
+    lastMilliseconds += 1;
+    counter = 0;
+  }
+  const time = lastMilliseconds.toString(16).padStart(12, "0");
+  const random = randomBytes(8);
+  random[0] = ((random[0] ?? 0) & 0x3f) | 0x80; // variant 10
+  const tail = random.toString("hex");
+  const sequence = counter.toString(16).padStart(3, "0");
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${sequence}-${tail.slice(0, 4)}-${tail.slice(4)}`;
+}
