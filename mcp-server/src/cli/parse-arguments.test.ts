@@ -40,7 +40,7 @@ describe("parseArguments", () => {
       "http://127.0.0.1:8787",
       "--profile",
       "work",
-      "--env-file",
+      "--dotenv",
       "/tmp/x.env",
       "--timeout",
       "2.5",

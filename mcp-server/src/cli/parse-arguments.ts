@@ -18,7 +18,11 @@ export interface ServerArguments {
   personaId?: string;
   /** `--base-url`: overrides SERVICE_BASE_URL and the profile. */
   baseUrl?: string;
-  /** `--env-file`: the dotenv file read at every call; default `.env` in the working directory. */
+  /**
+   * `--dotenv`: the dotenv file read at every call; default `.env` in the working directory.
+   * Not `--env-file`: Node 20 takes that as its own option anywhere on the command
+   * line, even after the script (nodejs/node#54232), and exits when the file is missing.
+   */
   envFile?: string;
   /** `--timeout` in milliseconds (given in seconds). */
   timeoutMs?: number;
@@ -54,7 +58,7 @@ Settings (flags > environment > .env file > the persona tool's active profile):
   --persona-id <uuid>    persona to speak as (else SERVICE_PERSONA_ID)
   --base-url <url>       service origin without /api/v1 (else SERVICE_BASE_URL)
   --profile <name>       read this profile of the persona tool instead of the active one
-  --env-file <path>      dotenv file read at every call (default ./.env); never overrides the environment
+  --dotenv <path>        dotenv file read at every call (default ./.env); never overrides the environment
   --timeout <seconds>    time allowed per request attempt (default 60)
   --max-retries <n>      retries after a connection error or 5xx (default 2; never after 429)
   --log-level <level>    error, warn, info (default) or debug; logs go to standard error
@@ -131,7 +135,7 @@ export function parseArguments(argv: readonly string[]): ParsedCommand {
   if (values.profile !== undefined) result.profile = values.profile;
   if (values["persona-id"] !== undefined) result.personaId = values["persona-id"];
   if (values["base-url"] !== undefined) result.baseUrl = values["base-url"];
-  if (values["env-file"] !== undefined) result.envFile = values["env-file"];
+  if (values.dotenv !== undefined) result.envFile = values.dotenv;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
@@ -154,7 +158,7 @@ function parse(argv: readonly string[]) {
       profile: { type: "string" },
       "persona-id": { type: "string" },
       "base-url": { type: "string" },
-      "env-file": { type: "string" },
+      dotenv: { type: "string" },
       timeout: { type: "string" },
       "max-retries": { type: "string" },
       "log-level": { type: "string" },
