@@ -1,6 +1,6 @@
-import fs from "node:fs";
-import { type Browser, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeWithBrowser, launchChromium } from "../../test-support/browser.js";
 import { type ApiFixture, startApi } from "../../test-support/spawn-service.js";
 import { startPageServer } from "./support/browser-page-server.js";
 
@@ -8,28 +8,16 @@ import { startPageServer } from "./support/browser-page-server.js";
 // built ES modules, loaded without a bundler, call the real service with the
 // browser's own fetch. Proves the entry needs no Node module.
 
-const CHROMIUM = "/usr/bin/chromium";
 let api: ApiFixture;
 let page: Awaited<ReturnType<typeof startPageServer>>;
 let browser: Browser;
 
-// Skipped, visibly, on a machine without Debian's chromium package.
-describe.skipIf(!fs.existsSync(CHROMIUM))("the library in a browser", () => {
+// Skipped, visibly, without Debian's chromium; a failure under CI=true.
+describeWithBrowser("the library in a browser", () => {
   beforeAll(async () => {
     api = await startApi();
     page = await startPageServer(api.baseUrl);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
+import { CHROMIUM_PATH } from "../../../test-support/browser.js";
 
-/** Debian's chromium (installed by .ci/run with apt-get when missing); CHROMIUM_PATH overrides. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export { CHROMIUM_PATH, launchChromium } from "../../../test-support/browser.js";
 
 /** Whether the browser is there. */
 export const HAS_CHROMIUM = fs.existsSync(CHROMIUM_PATH);
@@ -16,22 +16,6 @@ export const IN_CI = process.env.CI === "true" || process.env.CI === "1";
 export const ARTIFACTS_DIRECTORY = fileURLToPath(
   new URL("../../../test-artifacts/example-app/", import.meta.url),
 );
-
-/** Launches headless chromium with no background network, sync or first-run work. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-}
 
 /** Saves a full-page screenshot as `test-artifacts/example-app/NAME.png`. */
 export async function screenshot(page: Page, name: string): Promise<string> {
