@@ -1,17 +1,10 @@
-import {
-  type GenerateResponse,
-  generateRequestSchema,
-  type ReplyResult,
-} from "@persona-reply/shared";
+import { type GenerateResponse, generateRequestSchema } from "@persona-reply/shared";
 import { Router } from "express";
 import { admitRequest } from "../billing/admit-request.js";
-import { runMetered } from "../billing/metered-call.js";
-import { replyPromptOf } from "../billing/prompt-of.js";
-import { chunkText } from "../engine/chunk.js";
-import { selectFinalReply, VARIATION_COUNT } from "../engine/persona-engine.js";
+import { meteredReply } from "../engine/metered-replies.js";
 import { setErrorStyle } from "../http/error-style.js";
 import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
-import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import { validateBody } from "../http/validate-body.js";
 import type { Services } from "../services.js";
 
 /**
@@ -38,18 +31,13 @@ export function createGenerateRouter(services: Services): Router {
         personaId: body.personaId,
         param: "personaId",
       });
-      const persona = admission.persona;
-      const variations = body.includeVariations === true;
-      const candidates = variations ? VARIATION_COUNT : 1;
-      const output = await runMetered(services, admission, response, {
-        candidates,
-        prompt: () => replyPromptOf(persona, body.messages),
-        run: () =>
-          services.engine.reply(persona, body.messages, candidates, clientGoneSignal(response)),
-      });
-      const finalReply = selectFinalReply(output.texts);
-      const result: ReplyResult = { finalReply, chunks: chunkText(finalReply) };
-      if (variations) result.replyChoices = [...new Set(output.texts)];
+      const result = await meteredReply(
+        services,
+        admission,
+        response,
+        body.messages,
+        body.includeVariations === true,
+      );
       const payload: GenerateResponse = { status: "success", result };
       // Spec §4.1: top-level, on API-key requests (DESIGN.md element shape).
       if (admission.rateLimits !== undefined) payload.rateLimits = admission.rateLimits;

@@ -1,12 +1,10 @@
-import { type PersonifyResponse, personifyRequestSchema } from "@persona-reply/shared";
+import { personifyRequestSchema } from "@persona-reply/shared";
 import { Router } from "express";
 import { admitRequest } from "../billing/admit-request.js";
-import { runMetered } from "../billing/metered-call.js";
-import { personifyPromptOf } from "../billing/prompt-of.js";
-import { chunkText } from "../engine/chunk.js";
+import { meteredPersonify } from "../engine/metered-replies.js";
 import { setErrorStyle } from "../http/error-style.js";
 import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
-import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import { validateBody } from "../http/validate-body.js";
 import type { Services } from "../services.js";
 
 /**
@@ -34,14 +32,7 @@ export function createPersonifyRouter(services: Services): Router {
         param: "personaId",
         requirePersonify: true,
       });
-      const persona = admission.persona;
-      const output = await runMetered(services, admission, response, {
-        candidates: 1,
-        prompt: () => personifyPromptOf(persona, body.raw),
-        run: () => services.engine.personify(persona, body.raw, clientGoneSignal(response)),
-      });
-      const personified = output.texts[0] ?? "";
-      const payload: PersonifyResponse = { personified, chunks: chunkText(personified) };
+      const payload = await meteredPersonify(services, admission, response, body.raw);
       response.json(payload);
     },
   );

@@ -1,18 +1,13 @@
 import {
   type GenerateResponse,
   generateRequestSchema,
-  type PersonifyResponse,
   personifyRequestSchema,
-  type ReplyResult,
 } from "@persona-reply/shared";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { Admission, Endpoint } from "../billing/admit-request.js";
-import { runMetered } from "../billing/metered-call.js";
-import { personifyPromptOf, replyPromptOf } from "../billing/prompt-of.js";
-import { chunkText } from "../engine/chunk.js";
-import { selectFinalReply, VARIATION_COUNT } from "../engine/persona-engine.js";
+import { meteredPersonify, meteredReply } from "../engine/metered-replies.js";
 import { ServiceError } from "../http/service-error.js";
-import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import { validateBody } from "../http/validate-body.js";
 import { html } from "../pages/html.js";
 import { sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
@@ -143,18 +138,13 @@ export function createChatRouter(web: WebSupport, limiter: RateLimiter): Router 
     async (request, response) => {
       const body = validateBody(generateRequestSchema, request.body, "unprocessable_request");
       const admission = await admit(request, response, body.personaId, "generate");
-      const persona = admission.persona;
-      const variations = body.includeVariations === true;
-      const candidates = variations ? VARIATION_COUNT : 1;
-      const output = await runMetered(services, admission, response, {
-        candidates,
-        prompt: () => replyPromptOf(persona, body.messages),
-        run: () =>
-          services.engine.reply(persona, body.messages, candidates, clientGoneSignal(response)),
-      });
-      const finalReply = selectFinalReply(output.texts);
-      const result: ReplyResult = { finalReply, chunks: chunkText(finalReply) };
-      if (variations) result.replyChoices = [...new Set(output.texts)];
+      const result = await meteredReply(
+        services,
+        admission,
+        response,
+        body.messages,
+        body.includeVariations === true,
+      );
       const payload: GenerateResponse = { status: "success", result };
       response.json(payload);
     },
@@ -175,13 +165,7 @@ export function createChatRouter(web: WebSupport, limiter: RateLimiter): Router 
           "this persona does not have access to /personify; ask the operator to enable it",
         );
       }
-      const output = await runMetered(services, admission, response, {
-        candidates: 1,
-        prompt: () => personifyPromptOf(persona, body.raw),
-        run: () => services.engine.personify(persona, body.raw, clientGoneSignal(response)),
-      });
-      const personified = output.texts[0] ?? "";
-      const payload: PersonifyResponse = { personified, chunks: chunkText(personified) };
+      const payload = await meteredPersonify(services, admission, response, body.raw);
       response.json(payload);
     },
   );
