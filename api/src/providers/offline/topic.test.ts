@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractTopic } from "./topic.js";
+import { extractTopic, gerundOf } from "./topic.js";
 
 describe("extractTopic", () => {
   it.each([
@@ -11,6 +11,9 @@ describe("extractTopic", () => {
     ["My e-mail bounced", "your e-mail bounced"],
     ["The follow-up call, then lunch", "the follow-up call"],
     ["Tell me about the API limits", "the API limits"],
+    ["How do I keep my tomatoes happy?", "keeping your tomatoes happy"],
+    ["Can you help me plan a herb garden?", "planning a herb garden"],
+    ["How should I prune roses?", "pruning roses"],
   ])("%j → %j", (input, expected) => {
     expect(extractTopic(input)).toBe(expected);
   });
@@ -29,5 +32,16 @@ describe("extractTopic", () => {
   it("handles long text without punctuation quickly", () => {
     const text = "word ".repeat(20_000);
     expect(extractTopic(text)).toBe("word word word");
+  });
+});
+
+describe("gerundOf", () => {
+  it.each([
+    ["keep", "keeping"],
+    ["make", "making"],
+    ["plan", "planning"],
+    ["free", "freeing"],
+  ])("%s → %s", (verb, expected) => {
+    expect(gerundOf(verb)).toBe(expected);
   });
 });

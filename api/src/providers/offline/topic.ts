@@ -16,6 +16,94 @@ const POSSESSIVES: ReadonlyMap<string, string> = new Map([
 // ("the Alps", "your password"), which reads better inside a sentence.
 const DETERMINERS = new Set(["a", "an", "the", "this", "these", "those"]);
 
+// Verbs that often start a request ("how do I keep my tomatoes happy?"). A
+// topic starting with one reads as a gerund inside the reply's sentences:
+// "the basics of keeping your tomatoes happy", not "of keep your …".
+const LEADING_VERBS = new Set([
+  "keep",
+  "plan",
+  "grow",
+  "make",
+  "get",
+  "start",
+  "find",
+  "choose",
+  "fix",
+  "water",
+  "learn",
+  "build",
+  "write",
+  "cook",
+  "use",
+  "improve",
+  "prune",
+  "plant",
+  "sow",
+  "store",
+  "clean",
+  "reset",
+  "set",
+  "run",
+  "stop",
+  "care",
+  "feed",
+  "protect",
+  "repot",
+  "harvest",
+  "move",
+  "prepare",
+  "create",
+  "organize",
+  "organise",
+  "manage",
+  "design",
+  "compost",
+  "mulch",
+  "dig",
+  "cut",
+  "trim",
+  "save",
+  "pick",
+  "buy",
+  "sell",
+  "deal",
+  "handle",
+  "avoid",
+  "treat",
+  "remove",
+  "install",
+  "update",
+  "change",
+  "cancel",
+  "book",
+  "order",
+  "pay",
+  "send",
+  "open",
+  "close",
+  "check",
+]);
+// One-syllable verbs ending consonant-vowel-consonant double their last letter.
+const DOUBLING_VERBS = new Set([
+  "plan",
+  "get",
+  "set",
+  "run",
+  "stop",
+  "cut",
+  "trim",
+  "dig",
+  "put",
+  "shop",
+]);
+
+/** "keep" → "keeping", "make" → "making", "plan" → "planning". */
+export function gerundOf(verb: string): string {
+  if (DOUBLING_VERBS.has(verb)) return `${verb}${verb.at(-1)}ing`;
+  if (verb.endsWith("e") && !verb.endsWith("ee")) return `${verb.slice(0, -1)}ing`;
+  return `${verb}ing`;
+}
+
 /** Longest word taken into a topic; longer ones are usually links or noise. */
 const MAXIMUM_WORD_LENGTH = 30;
 
@@ -72,6 +160,8 @@ export function extractTopic(text: string, maximumWords = 3): string {
       break;
     }
   }
+  const first = parts[0];
+  if (first !== undefined && LEADING_VERBS.has(first)) parts[0] = gerundOf(first);
   return parts.join(" ");
 }
 
