@@ -10,8 +10,7 @@ import { admitRequest } from "../billing/admit-request.js";
 import { runMetered } from "../billing/metered-call.js";
 import { replyPromptOf } from "../billing/prompt-of.js";
 import { chunkText } from "../engine/chunk.js";
-import { setErrorStyle } from "../http/error-style.js";
-import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
+import { jsonEndpoint } from "../http/json-body.js";
 import { clientGoneSignal, validateBody } from "../http/validate-body.js";
 import type { Services } from "../services.js";
 import { applyEcho, applyStop } from "./completion-text.js";
@@ -27,12 +26,7 @@ export function createCompletionsRouter(services: Services): Router {
   const router = Router();
   router.post(
     "/completions",
-    (_request, response, next) => {
-      setErrorStyle(response, "completions");
-      next();
-    },
-    requireJsonContentType,
-    parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
+    ...jsonEndpoint("completions", services.config.PERSONA_BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = validateBody(completionRequestSchema, request.body, "invalid_request");
       const admission = await admitRequest(services, request, response, {

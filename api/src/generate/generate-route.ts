@@ -2,8 +2,7 @@ import { type GenerateResponse, generateRequestSchema } from "@persona-reply/sha
 import { Router } from "express";
 import { admitRequest } from "../billing/admit-request.js";
 import { meteredReply } from "../engine/metered-replies.js";
-import { setErrorStyle } from "../http/error-style.js";
-import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
+import { jsonEndpoint } from "../http/json-body.js";
 import { validateBody } from "../http/validate-body.js";
 import type { Services } from "../services.js";
 
@@ -18,12 +17,7 @@ export function createGenerateRouter(services: Services): Router {
   const router = Router();
   router.post(
     "/generate",
-    (_request, response, next) => {
-      setErrorStyle(response, "native");
-      next();
-    },
-    requireJsonContentType,
-    parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
+    ...jsonEndpoint("native", services.config.PERSONA_BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = validateBody(generateRequestSchema, request.body, "unprocessable_request");
       const admission = await admitRequest(services, request, response, {

@@ -1,4 +1,5 @@
 import express, { type RequestHandler } from "express";
+import { type ErrorStyle, setErrorStyle } from "./error-style.js";
 import { ServiceError } from "./service-error.js";
 
 /**
@@ -33,4 +34,20 @@ export function parseJsonBody(limit: number): RequestHandler {
 /** Says whether a parsed body is a JSON object (not an array, string, number or null). */
 export function isJsonObject(body: unknown): body is Record<string, unknown> {
   return typeof body === "object" && body !== null && !Array.isArray(body);
+}
+
+/**
+ * The steps every API endpoint runs before its handler (spec §4 common
+ * rules): mark the endpoint's error style, require `application/json`
+ * (415), and parse the body up to `limit` bytes (400 malformed, 413 too
+ * large).
+ *
+ * @param style - `native` for /generate and /personify, `completions` for /completions
+ */
+export function jsonEndpoint(style: ErrorStyle, limit: number): RequestHandler[] {
+  const markStyle: RequestHandler = (_request, response, next) => {
+    setErrorStyle(response, style);
+    next();
+  };
+  return [markStyle, requireJsonContentType, parseJsonBody(limit)];
 }

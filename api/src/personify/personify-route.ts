@@ -2,8 +2,7 @@ import { personifyRequestSchema } from "@persona-reply/shared";
 import { Router } from "express";
 import { admitRequest } from "../billing/admit-request.js";
 import { meteredPersonify } from "../engine/metered-replies.js";
-import { setErrorStyle } from "../http/error-style.js";
-import { parseJsonBody, requireJsonContentType } from "../http/json-body.js";
+import { jsonEndpoint } from "../http/json-body.js";
 import { validateBody } from "../http/validate-body.js";
 import type { Services } from "../services.js";
 
@@ -18,12 +17,7 @@ export function createPersonifyRouter(services: Services): Router {
   const router = Router();
   router.post(
     "/personify",
-    (_request, response, next) => {
-      setErrorStyle(response, "native");
-      next();
-    },
-    requireJsonContentType,
-    parseJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES),
+    ...jsonEndpoint("native", services.config.PERSONA_BODY_LIMIT_BYTES),
     async (request, response) => {
       const body = validateBody(personifyRequestSchema, request.body, "invalid_request");
       const admission = await admitRequest(services, request, response, {
