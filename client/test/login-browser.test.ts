@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithBrowser, launchChromium, saveScreenshot } from "../../test-support/browser.js";
+import { type LoginProcess, spawnLoginProcess } from "../../test-support/login-process.js";
 import {
   type MailCatcher,
   signInLinkIn,
@@ -20,37 +20,9 @@ import { PERSONA_BIN, runPersona } from "./support/run-persona.js";
 
 const email = "kai@example.com";
 
-/** A running `persona login`, with what it printed so far. */
-interface LoginRun {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  /** The login URL the tool printed. */
-  url: Promise<string>;
-  exit: Promise<number | null>;
-}
-
-function startLogin(args: string[], env: Record<string, string>): LoginRun {
-  const child = spawn(process.execPath, [PERSONA_BIN, "login", "--no-browser", ...args], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  let found: (url: string) => void = () => {};
-  const url = new Promise<string>((resolve) => {
-    found = resolve;
-  });
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-    const match = /^ {2}(http:\/\/\S+\/api\/persona\/cli\/login\?\S+)$/mu.exec(stderr);
-    if (match?.[1] !== undefined) found(match[1]);
-  });
-  const exit = new Promise<number | null>((resolve) => child.once("close", resolve));
-  return { child, stdout: () => stdout, stderr: () => stderr, url, exit };
+/** Starts the built `persona login --no-browser` as its own process. */
+function startLogin(args: string[], env: Record<string, string>): LoginProcess {
+  return spawnLoginProcess([PERSONA_BIN, "login", "--no-browser", ...args], env);
 }
 
 describeWithBrowser("persona login in a real browser", () => {

@@ -1,18 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { type LoginProcess, spawnLoginProcess } from "../../../test-support/login-process.js";
 import { SETUP_SCRIPT } from "./plugin-files.js";
 
 /** A running setup script, with what it printed so far. */
-export interface SetupRun {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  /** The login URL it printed (it runs with `--no-browser`, so a test's browser opens it). */
-  url: Promise<string>;
-  /** Resolves with the exit code once the process has ended. */
-  exit: Promise<number | null>;
-}
+export type SetupRun = LoginProcess;
 
 /**
  * Starts the built setup script as its own process, as the setup command
@@ -25,27 +17,7 @@ export interface SetupRun {
  */
 export function startSetup(args: string[], env: Record<string, string>, cwd: string): SetupRun {
   // `--` first, or Node itself would take the script's --env-file (see src/setup/main.ts).
-  const child = spawn(process.execPath, ["--", SETUP_SCRIPT, "--no-browser", ...args], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  let found: (url: string) => void = () => {};
-  const url = new Promise<string>((resolve) => {
-    found = resolve;
-  });
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-    const match = /^ {2}(http:\/\/\S+\/api\/persona\/cli\/login\?\S+)$/mu.exec(stderr);
-    if (match?.[1] !== undefined) found(match[1]);
-  });
-  const exit = new Promise<number | null>((resolve) => child.once("close", resolve));
-  return { child, stdout: () => stdout, stderr: () => stderr, url, exit };
+  return spawnLoginProcess(["--", SETUP_SCRIPT, "--no-browser", ...args], env, cwd);
 }
 
 /** A snapshot of a folder: every file's path, mode and content, to prove nothing changed. */
