@@ -1,8 +1,8 @@
 import { type FormEvent, useId, useState } from "react";
 import type { QuickstartResponse } from "../../server/route-types.js";
-import { ChunkBubbles } from "../components/chunk-bubbles.js";
 import { ErrorNotice } from "../components/error-notice.js";
 import { PersonaIdField, personaIdOf } from "../components/persona-id-field.js";
+import { ResultCard } from "../components/result-card.js";
 import { PageHeading } from "../page-heading.js";
 import { useRouteCall } from "../use-route-call.js";
 
@@ -51,24 +51,14 @@ export function QuickstartPage() {
         {state.status === "failed" ? (
           <ErrorNotice error={state.error} />
         ) : state.status === "done" ? (
-          <div className="card">
-            <h2>Reply</h2>
-            <p className="reply-text">{state.value.text}</p>
-            <h3>
-              Chunks <span className="count">({state.value.chunks.length})</span>
-            </h3>
-            <ol className="bubbles" aria-label="Reply chunks">
-              <ChunkBubbles
-                key={state.sequence}
-                chunks={state.value.chunks}
-                from="persona"
-                speaker="Persona:"
-              />
-            </ol>
-            <p className="model">
-              Persona <code>{state.value.model}</code>
-            </p>
-          </div>
+          <ResultCard
+            title="Reply"
+            chunksLabel="Reply chunks"
+            text={state.value.text}
+            chunks={state.value.chunks}
+            model={state.value.model}
+            sequence={state.sequence}
+          />
         ) : null}
       </section>
     </>
