@@ -1,9 +1,10 @@
 import { API_PREFIX, ENDPOINT_PATHS } from "@persona-reply/shared";
 import express, { type Express } from "express";
-import { sql } from "kysely";
 import { pinoHttp } from "pino-http";
 import { createCompletionsRouter } from "./completions/completions-route.js";
 import { createGenerateRouter } from "./generate/generate-route.js";
+import { createHealthRouter, HEALTH_PATHS } from "./health/health-routes.js";
+import { ReadinessProbe } from "./health/readiness.js";
 import { createErrorHandler } from "./http/error-handler.js";
 import { setErrorStyle } from "./http/error-style.js";
 import { limitPipelining } from "./http/pipelining-limit.js";
@@ -21,9 +22,10 @@ import { createPlaygroundRouter } from "./playground/playground-router.js";
 import type { Services } from "./services.js";
 
 /**
- * Builds the express application (no listening; see startServer). Request
- * path per DESIGN.md: parse and validate → authenticate → authorize →
- * persona engine → provider → normalize → chunk → respond.
+ * Builds the express application (no listening; see startServer). The
+ * metered endpoints run the request pipeline (pipeline/metered-request.ts):
+ * parse and validate → authenticate → authorize → rate limits and reserve
+ * → reply → settle → respond.
  */
 export function createApp(services: Services): Express {
   const app = express();
@@ -41,7 +43,9 @@ export function createApp(services: Services): Express {
       },
       // Health checks and scrapes come every few seconds; logging them would drown the rest.
       autoLogging: {
-        ignore: (request) => request.url === "/healthz" || request.url === METRICS_PATH,
+        ignore: (request) =>
+          (HEALTH_PATHS as readonly string[]).includes(request.url ?? "") ||
+          request.url === METRICS_PATH,
       },
       serializers: {
         req: (request: { id: unknown; method: string; url: string }) => ({
@@ -61,10 +65,17 @@ export function createApp(services: Services): Express {
   app.use(createMetricsMiddleware(services.metrics, app));
   app.use(limitPipelining());
 
-  app.get("/healthz", async (_request, response) => {
-    await sql`select 1`.execute(services.database);
-    response.json({ status: "ok" });
-  });
+  app.use(
+    createHealthRouter(
+      new ReadinessProbe(
+        services.store,
+        services.billing.rateLimiter,
+        services.config.PERSONA_REDIS_URL !== undefined,
+        services.billing.balances.instanceId,
+        services.config.PERSONA_READINESS_TIMEOUT_MS,
+      ),
+    ),
+  );
 
   app.use(createMetricsRouter(services.metrics, services.config.PERSONA_METRICS_TOKEN));
   const document = buildOpenApiDocument(
@@ -75,14 +86,15 @@ export function createApp(services: Services): Express {
   app.use(createOpenApiRouter(document));
 
   const api = express.Router();
-  api.use(createGenerateRouter(services));
-  api.use(createPersonifyRouter(services));
-  api.use(createCompletionsRouter(services));
+  const bodyLimit = services.config.PERSONA_BODY_LIMIT_BYTES;
+  api.use(createGenerateRouter(services.pipeline, bodyLimit));
+  api.use(createPersonifyRouter(services.pipeline, bodyLimit));
+  api.use(createCompletionsRouter(services.pipeline, bodyLimit));
   app.use(API_PREFIX, api);
 
   // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
   const web = createWebSupport(services);
-  app.use(createPlaygroundRouter(web));
+  app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));
   app.use(createDocsRouter(web, document));
 

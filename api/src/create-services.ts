@@ -4,29 +4,65 @@ import type { Config } from "./config/config.js";
 import { PersonaEngine, type ProviderRegistry } from "./engine/persona-engine.js";
 import { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
-import { instrumentBilling } from "./metrics/instrument-billing.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { PersonaStore } from "./personas/persona-store.js";
 import { createOfflineProvider } from "./providers/offline/offline-provider.js";
 import { createOpenAiCompatibleProvider } from "./providers/openai-compatible/openai-compatible-provider.js";
 import type { Services } from "./services.js";
-import { migrateToLatest, openDatabase } from "./storage/database.js";
+import { openStore } from "./storage/database.js";
+import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
+
+/** Test and tool seams of {@link createServices}. */
+export interface ServiceOverrides {
+  billing?: BillingOverrides;
+  /**
+   * Storage calls' deadline in milliseconds, instead of
+   * `PERSONA_STORAGE_TIMEOUT_MS` (the operator CLI waits longer).
+   */
+  storageTimeoutMs?: number;
+  /** Called when a write starts waiting for a lock another process holds (SQLite). */
+  onStorageWaiting?: () => void;
+}
 
 /**
  * Opens the store, applies migrations and builds the providers and stores.
  * The OpenAI-compatible provider exists only when PERSONA_OPENAI_BASE_URL is set.
- * Providers and billing are instrumented for the metrics (metrics/).
+ *
+ * @throws {StorageStartupError} when the store cannot be served (exit 78)
  */
 export async function createServices(
   config: Config,
   logger: Logger,
-  overrides: { billing?: BillingOverrides } = {},
+  overrides: ServiceOverrides = {},
 ): Promise<Services> {
-  const database = openDatabase(config.databasePath, {
+  const metrics = createMetrics();
+  let refundLateSettlement: (input: SettleInput, outcome: SettleOutcome) => void = () => undefined;
+  const store = await openStore({
+    url: config.databasePath,
+    logger,
+    timeoutMs: overrides.storageTimeoutMs ?? config.PERSONA_STORAGE_TIMEOUT_MS,
+    connectTimeoutMs: config.PERSONA_DATABASE_CONNECT_TIMEOUT_MS,
     poolSize: config.PERSONA_DATABASE_POOL_SIZE,
+    sqlite: {
+      busyTimeoutMs: config.PERSONA_SQLITE_BUSY_TIMEOUT_MS,
+      walLimitBytes: config.PERSONA_SQLITE_WAL_LIMIT_BYTES,
+      maintenanceIntervalMs: 250,
+      envFile: config.PERSONA_ENV_FILE,
+      allowNew: config.PERSONA_NEW_DATABASE,
+      ...(overrides.onStorageWaiting === undefined
+        ? {}
+        : { onWaiting: overrides.onStorageWaiting }),
+      onWalSize: (bytes) => metrics.sqliteWalBytes.set(bytes),
+    },
+    onLateSettlement: (input, outcome) => refundLateSettlement(input, outcome),
   });
-  await migrateToLatest(database);
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const providers: ProviderRegistry = { offline: createOfflineProvider() };
   if (config.PERSONA_OPENAI_BASE_URL !== undefined) {
     providers["openai-compatible"] = createOpenAiCompatibleProvider({
@@ -36,21 +72,43 @@ export async function createServices(
       maxRetries: config.PERSONA_PROVIDER_MAX_RETRIES,
     });
   }
-  const metrics = createMetrics();
-  const billing = createBilling(config, database, logger, overrides.billing);
-  instrumentBilling(billing, metrics);
+  const billing = createBilling(config, store, logger, overrides.billing);
+  refundLateSettlement = (input, outcome) => {
+    // The request was answered 503; a settlement that committed after all is given back.
+    logger.error(
+      { requestId: input.usage.request_id, charged: outcome.chargedMicros },
+      "a settlement committed after its request was answered 503; refunding it",
+    );
+    if (outcome.chargedMicros > 0) {
+      void billing.balances
+        .topUp(
+          input.accountId,
+          outcome.chargedMicros,
+          `refund: request ${input.usage.request_id ?? input.usage.id} was answered 503`,
+        )
+        .catch((error: unknown) =>
+          logger.error({ err: error }, "refunding a late settlement failed"),
+        );
+    }
+  };
+  const accounts = new AccountStore(store.database);
+  const personas = new PersonaStore(store.database, store.changes);
+  const keys = new KeyStore(store.database, store.changes);
+  const engine = new PersonaEngine(
+    instrumentProviders(providers, metrics),
+    config.PERSONA_PROVIDER_TIMEOUT_MS,
+  );
   return {
     config,
     logger,
-    database,
-    accounts: new AccountStore(database),
-    personas: new PersonaStore(database),
-    keys: new KeyStore(database),
-    engine: new PersonaEngine(
-      instrumentProviders(providers, metrics),
-      config.PERSONA_PROVIDER_TIMEOUT_MS,
-    ),
+    store,
+    database: store.database,
+    accounts,
+    personas,
+    keys,
+    engine,
     billing,
     metrics,
+    pipeline: { config, logger, store, keys, accounts, personas, engine, billing, metrics },
   };
 }

@@ -5,6 +5,7 @@ import { createServices } from "./create-services.js";
 import { asyncStandardOutput, createLogger } from "./logging/logger.js";
 import { seedDemo } from "./seed/demo-seed.js";
 import { startServer } from "./server.js";
+import { StorageStartupError } from "./storage/startup-error.js";
 
 /** Starts the service: config → store and migrations → demo seed → HTTP → graceful shutdown. */
 async function main(): Promise<void> {
@@ -20,7 +21,17 @@ async function main(): Promise<void> {
   }
   const output = asyncStandardOutput();
   const logger = createLogger(config.PERSONA_LOG_LEVEL, output);
-  const services = await createServices(config, logger);
+  let services: Awaited<ReturnType<typeof createServices>>;
+  try {
+    services = await createServices(config, logger);
+  } catch (error) {
+    if (error instanceof StorageStartupError) {
+      output.flushSync();
+      process.stderr.write(`persona-reply: ${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    throw error;
+  }
   const server = await startServer(services);
   const baseUrl = config.PERSONA_PUBLIC_URL?.replace(/\/$/u, "") ?? server.url;
   if (config.PERSONA_SEED_DEMO) {

@@ -114,7 +114,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         server.closeIdleConnections();
       });
       await services.billing.close();
-      await services.database.destroy();
+      await services.store.close();
     },
   };
 }

@@ -6,12 +6,16 @@ import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
 import type { PersonaStore } from "./personas/persona-store.js";
-import type { Database } from "./storage/database.js";
+import type { PipelineContext } from "./pipeline/pipeline-context.js";
+import type { Database, Store } from "./storage/store.js";
 
 /** What the routes need, built once at start-up (see createServices). */
 export interface Services {
   config: Config;
   logger: Logger;
+  /** The storage layer: kysely, the ledger operations, the change feed, health. */
+  store: Store;
+  /** `store.database`, the query builder. */
   database: Database;
   accounts: AccountStore;
   personas: PersonaStore;
@@ -21,4 +25,6 @@ export interface Services {
   billing: Billing;
   /** Prometheus metrics of this instance (served at `/metrics`). */
   metrics: Metrics;
+  /** The request pipeline's dependencies (pipeline/metered-request.ts). */
+  pipeline: PipelineContext;
 }

@@ -7,13 +7,15 @@ import {
   SIGN_IN_LINK_LIFETIME_MS,
   SignInTokenStore,
 } from "../src/playground/sign-in-token-store.js";
-import { type Database, migrateToLatest, openDatabase } from "../src/storage/database.js";
+import type { Services } from "../src/services.js";
+import type { Database } from "../src/storage/database.js";
 import {
   createTestDatabase,
   dialectsUnderTest,
   suiteTitle,
   type TestDatabase,
 } from "./support/test-databases.js";
+import { closeStore, openStore } from "./support/test-store.js";
 
 // The playground's stores (migration 0003_playground), once per dialect: the
 // same migrations and queries on SQLite and PostgreSQL.
@@ -23,16 +25,17 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
     suiteTitle("playground stores", dialect, skipReason),
     () => {
       let testDatabase: TestDatabase;
+      let services: Services;
       let database: Database;
       let accountId: string;
       beforeAll(async () => {
         testDatabase = await createTestDatabase(dialect);
-        database = openDatabase(testDatabase.url);
-        await migrateToLatest(database);
+        services = await openStore(testDatabase.url);
+        database = services.database;
         accountId = (await new AccountStore(database).create("Acme")).id;
       });
       afterAll(async () => {
-        await database?.destroy();
+        await closeStore(services);
         await testDatabase?.drop();
       });
 

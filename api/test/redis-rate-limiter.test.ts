@@ -93,9 +93,9 @@ describe.skipIf(skipReason !== undefined)(
         await redis.del(`persona:rate-limit:${customer.keyId}`);
         // The database holds no counter of its own for this key.
         const rows = await service.services.database
-          .selectFrom("rate_limit_counters")
-          .select("api_key_id")
-          .where("api_key_id", "=", customer.keyId)
+          .selectFrom("rate_limit_buckets")
+          .select("bucket")
+          .where("bucket", "=", customer.keyId)
           .execute();
         expect(rows).toHaveLength(0);
       } finally {

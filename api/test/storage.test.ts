@@ -34,7 +34,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
     });
     afterAll(async () => {
       await services?.billing.close();
-      await services?.database.destroy();
+      await services?.store.close();
       await database?.drop();
     });
 
@@ -171,7 +171,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
     it("counts rate limits atomically: 40 concurrent requests, exactly 25 pass", async () => {
       const account = await services.accounts.create("Burst");
       const { record } = await services.keys.create(account.id, "burst");
-      const limiter = new SqlRateLimiter(services.database);
+      const limiter = new SqlRateLimiter(services.store);
       const now = Date.now();
       const limits = { minute: 25, hour: 100, day: 500 };
       const decisions = await Promise.all(
@@ -194,7 +194,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
     it("consumes no window when one window refuses", async () => {
       const account = await services.accounts.create("Windows");
       const { record } = await services.keys.create(account.id, "windows");
-      const limiter = new SqlRateLimiter(services.database);
+      const limiter = new SqlRateLimiter(services.store);
       const now = Date.now();
       const tight = { minute: 10, hour: 10, day: 3 };
       for (let index = 0; index < 3; index += 1) {

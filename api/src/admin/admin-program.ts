@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
+import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
 
@@ -166,5 +167,6 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     });
   registerEmailCommands(program, services, output);
   addBillingCommands(program, services, { print });
+  addBackupCommand(program, services.store, print);
   return program;
 }

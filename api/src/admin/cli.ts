@@ -3,12 +3,23 @@ import { CommanderError } from "commander";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { createServices } from "../create-services.js";
 import { createLogger } from "../logging/logger.js";
+import { StorageStartupError } from "../storage/startup-error.js";
 import { createAdminProgram } from "./admin-program.js";
+
+/** How long an operator command waits for the database (a lock held elsewhere, a slow server). */
+const ADMIN_STORAGE_TIMEOUT_MS = 60_000;
 
 /** `persona-admin`: the operator CLI, on the store named by PERSONA_DATABASE_URL. */
 async function main(): Promise<number> {
   const config = loadConfig();
-  const services = await createServices(config, createLogger("silent"));
+  const services = await createServices(config, createLogger("silent"), {
+    // An operator command waits politely for a lock another process holds, and says so.
+    storageTimeoutMs: Math.max(config.PERSONA_STORAGE_TIMEOUT_MS, ADMIN_STORAGE_TIMEOUT_MS),
+    onStorageWaiting: () =>
+      process.stderr.write(
+        "persona-admin: waiting for the database: another process holds its write lock (the service commits, a backup or a sqlite3 shell); giving up after 60 s\n",
+      ),
+  });
   const program = createAdminProgram(services, {
     out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
     error: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
@@ -33,8 +44,12 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     const message =
-      error instanceof ConfigError ? `configuration error: ${error.message}` : String(error);
+      error instanceof ConfigError
+        ? `configuration error: ${error.message}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     process.stderr.write(`persona-admin: ${message}\n`);
-    process.exit(1);
+    process.exit(error instanceof StorageStartupError ? error.exitCode : 1);
   },
 );

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import type { Database } from "../storage/database.js";
-import { relaxCommit } from "../storage/relaxed-commit.js";
+import { deadlineIn } from "../storage/deadline.js";
+import type { ReservationHold } from "../storage/ledger.js";
+import type { Store } from "../storage/store.js";
 import type { BalanceEntryKind } from "./billing-tables.js";
 import { ledgerEntryId } from "./ledger-entry-id.js";
 import { MAX_MICROS } from "./money.js";
@@ -44,29 +45,46 @@ export interface Settlement {
  * Balances, reservations and the balance ledger (issue "No overspend under
  * concurrency"). Every change of a balance is one transaction that also
  * appends its ledger entry, so per account the ledger sums to the balance.
- * Reservations are a single conditional UPDATE (`balance − reserved ≥
- * amount`), which PostgreSQL's row lock and SQLite's single writer make
- * atomic across connections and instances: concurrent requests can never
- * hold more than the balance. Each transaction writes first, so SQLite
- * takes its write lock up front (no lock-upgrade deadlock with the CLI).
+ * Reservations, settlements and releases are the store's ledger operations
+ * (storage/ledger.ts): one conditional UPDATE holds an amount only while
+ * `balance − reserved ≥ amount`, which PostgreSQL's row lock and SQLite's
+ * single writer make atomic across connections and instances, so
+ * concurrent requests never hold more than the balance.
  */
 export class BalanceStore {
+  private readonly database: Store["database"];
+
   constructor(
-    private readonly database: Database,
+    private readonly store: Pick<Store, "database" | "ledger" | "timeoutMs">,
     private readonly options: {
       instanceId: string;
       reservationTtlMs: number;
-      /**
-       * PostgreSQL: reservations and releases commit without waiting for
-       * the WAL flush (storage/relaxed-commit.ts); charges never do.
-       */
-      relaxedCommits?: boolean;
     },
-  ) {}
+  ) {
+    this.database = store.database;
+  }
 
   /** The name reservations of this process are tagged with. */
   get instanceId(): string {
     return this.options.instanceId;
+  }
+
+  /** The reservation a request would hold, made here so its ID is known before the store answers. */
+  holdFor(
+    accountId: string,
+    amountMicros: number,
+    requestId: string | null,
+    now = new Date(),
+  ): ReservationHold {
+    return {
+      id: randomUUID(),
+      accountId,
+      amountMicros,
+      requestId,
+      instanceId: this.options.instanceId,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.options.reservationTtlMs).toISOString(),
+    };
   }
 
   /**
@@ -135,40 +153,14 @@ export class BalanceStore {
     requestId: string | null,
     now = new Date(),
   ): Promise<Reservation | undefined> {
-    if (amountMicros <= 0) {
-      // Free routes still need a funded account: nothing is held, but a
-      // zero or negative balance is refused like an insufficient one.
-      const balance = await this.balanceOf(accountId);
-      if (balance === undefined || balance.balanceMicros - balance.reservedMicros <= 0) {
-        return undefined;
-      }
-      return { id: null, accountId, amountMicros: 0 };
-    }
-    const id = randomUUID();
-    const held = await this.database.transaction().execute(async (transaction) => {
-      await relaxCommit(transaction, this.options.relaxedCommits === true);
-      const result = await transaction
-        .updateTable("accounts")
-        .set({ reserved_micros: sql`reserved_micros + ${amountMicros}` })
-        .where("id", "=", accountId)
-        .where(sql<boolean>`balance_micros - reserved_micros >= ${amountMicros}`)
-        .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) return false;
-      await transaction
-        .insertInto("balance_reservations")
-        .values({
-          id,
-          account_id: accountId,
-          amount_micros: amountMicros,
-          instance_id: this.options.instanceId,
-          request_id: requestId,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + this.options.reservationTtlMs).toISOString(),
-        })
-        .execute();
-      return true;
-    });
-    return held ? { id, accountId, amountMicros } : undefined;
+    const hold = this.holdFor(accountId, Math.max(0, amountMicros), requestId, now);
+    const outcome = await this.store.ledger.admit({ hold }, deadlineIn(this.store.timeoutMs));
+    if (!outcome.admitted) return undefined;
+    return {
+      id: hold.amountMicros > 0 ? hold.id : null,
+      accountId,
+      amountMicros: hold.amountMicros,
+    };
   }
 
   /**
@@ -185,76 +177,47 @@ export class BalanceStore {
     usage: UsageInput,
   ): Promise<Settlement> {
     const usageId = randomUUID();
-    const now = new Date().toISOString();
-    const chargedMicros = await this.database.transaction().execute(async (transaction) => {
-      let held = 0;
-      if (reservation.id !== null) {
-        const removed = await transaction
-          .deleteFrom("balance_reservations")
-          .where("id", "=", reservation.id)
-          .executeTakeFirst();
-        if (removed.numDeletedRows > 0n) held = reservation.amountMicros;
-      }
-      let charge = held > 0 ? Math.min(costMicros, held) : costMicros;
-      if (charge > 0 || held > 0) {
-        let update = transaction
-          .updateTable("accounts")
-          .set({
-            balance_micros: sql`balance_micros - ${charge}`,
-            reserved_micros: sql`reserved_micros - ${held}`,
-          })
-          .where("id", "=", reservation.accountId);
-        if (held === 0) {
-          update = update.where(sql<boolean>`balance_micros - reserved_micros >= ${charge}`);
-        }
-        const result = await update.executeTakeFirst();
-        if (result.numUpdatedRows === 0n) charge = 0;
-      }
-      await transaction
-        .insertInto("usage_records")
-        .values(usageRow(usageId, now, { ...usage, costMicros: charge }))
-        .execute();
-      if (charge > 0) {
-        await transaction
-          .insertInto("balance_entries")
-          .values({
-            id: ledgerEntryId(),
-            account_id: reservation.accountId,
-            kind: "charge",
-            amount_micros: -charge,
-            usage_id: usageId,
-            note: null,
-            created_at: now,
-          })
-          .execute();
-      }
-      return charge;
-    });
+    const { chargedMicros } = await this.store.ledger.settle(
+      {
+        reservationId: reservation.id,
+        accountId: reservation.accountId,
+        heldMicros: reservation.amountMicros,
+        costMicros,
+        usage: usageRow(usageId, new Date().toISOString(), usage),
+        entryId: ledgerEntryId(),
+      },
+      deadlineIn(this.store.timeoutMs),
+    );
     return { usageId, chargedMicros };
   }
 
   /**
-   * Releases a reservation without charging (the request failed).
+   * Releases a reservation without charging (the request failed),
+   * writing the failed request's usage row with it when given.
    *
    * @returns false when it was already gone (settled, released or swept)
    */
-  async release(reservation: Reservation): Promise<boolean> {
-    if (reservation.id === null) return false;
-    const id = reservation.id;
-    return this.database.transaction().execute(async (transaction) => {
-      await relaxCommit(transaction, this.options.relaxedCommits === true);
-      const removed = await transaction
-        .deleteFrom("balance_reservations")
-        .where("id", "=", id)
-        .executeTakeFirst();
-      if (removed.numDeletedRows === 0n) return false;
-      await transaction
-        .updateTable("accounts")
-        .set({ reserved_micros: sql`reserved_micros - ${reservation.amountMicros}` })
-        .where("id", "=", reservation.accountId)
-        .execute();
-      return true;
-    });
+  async release(reservation: Reservation, failure?: UsageInput): Promise<boolean> {
+    if (reservation.id === null) {
+      if (failure !== undefined) {
+        await this.store.ledger.record(
+          usageRow(randomUUID(), new Date().toISOString(), failure),
+          deadlineIn(this.store.timeoutMs),
+        );
+      }
+      return false;
+    }
+    return this.store.ledger.release(
+      {
+        reservationId: reservation.id,
+        accountId: reservation.accountId,
+        amountMicros: reservation.amountMicros,
+        ...(failure === undefined
+          ? {}
+          : { usage: usageRow(randomUUID(), new Date().toISOString(), failure) }),
+      },
+      deadlineIn(this.store.timeoutMs),
+    );
   }
 
   /**

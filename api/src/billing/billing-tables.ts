@@ -10,7 +10,7 @@ export interface BillingTables {
   balance_reservations: BalanceReservationsTable;
   balance_entries: BalanceEntriesTable;
   usage_records: UsageRecordsTable;
-  rate_limit_counters: RateLimitCountersTable;
+  rate_limit_buckets: RateLimitBucketsTable;
   x402_payments: X402PaymentsTable;
 }
 
@@ -67,12 +67,14 @@ export interface UsageRecordsTable {
 }
 
 /**
- * The three rate-limit windows of one API key in one row, so a single
+ * The three rate-limit windows of one bucket (an API key's ID, or
+ * `playground:<accountId>`, `sign-in:…`) in one row, so a single
  * conditional UPDATE checks and consumes all of them at once. A window
- * starts at the first request after the previous one ended.
+ * starts at the first request after the previous one ended (migration
+ * `0004_rate_limit_buckets`).
  */
-export interface RateLimitCountersTable {
-  api_key_id: string;
+export interface RateLimitBucketsTable {
+  bucket: string;
   minute_start: number;
   minute_count: number;
   hour_start: number;

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -7,9 +7,10 @@ import { LimitsStore } from "../rate-limits/limits-store.js";
 import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { RedisRateLimiter } from "../rate-limits/redis-rate-limiter.js";
 import { SqlRateLimiter } from "../rate-limits/sql-rate-limiter.js";
-import { type Database, databaseDialectOf } from "../storage/database.js";
+import type { Store } from "../storage/store.js";
 import { BalanceStore } from "./balance-store.js";
 import { PriceList } from "./price-list.js";
+import { ReleaseRetries } from "./release-retries.js";
 import { UsageStore } from "./usage-store.js";
 
 /** Billing, rate limits and payments, built once at start-up. */
@@ -20,6 +21,8 @@ export interface Billing {
   rateLimiter: RateLimiter;
   prices: PriceList;
   payments: X402Gate;
+  /** Releases the store refused for a while, retried until they succeed. */
+  releases: ReleaseRetries;
   /**
    * Releases this instance's reservations left by a crash and expired ones,
    * then keeps sweeping expired ones every `PERSONA_SWEEP_INTERVAL_SECONDS`.
@@ -36,28 +39,41 @@ export interface BillingOverrides {
 }
 
 /**
+ * The name this instance tags its reservations with: `PERSONA_INSTANCE_ID`
+ * when set; on SQLite, one derived from the database file's path, so a
+ * single instance restarted after a crash releases what it held at once
+ * (issue 21); otherwise random.
+ */
+export function instanceIdOf(config: Config, store: Pick<Store, "dialect" | "location">): string {
+  if (config.PERSONA_INSTANCE_ID !== undefined) return config.PERSONA_INSTANCE_ID;
+  if (store.dialect === "sqlite") {
+    return `sqlite-${createHash("sha256").update(store.location).digest("hex").slice(0, 16)}`;
+  }
+  return randomUUID();
+}
+
+/**
  * Builds the billing services from the configuration: rate limits in Redis
  * when `PERSONA_REDIS_URL` is set, else in the database; the x402 gate with
  * an HTTP facilitator client (`PERSONA_X402_FACILITATOR_URL`).
  */
 export function createBilling(
   config: Config,
-  database: Database,
+  store: Store,
   logger: Logger,
   overrides: BillingOverrides = {},
 ): Billing {
-  const instanceId = config.PERSONA_INSTANCE_ID ?? randomUUID();
-  const relaxedCommits = databaseDialectOf(config.databasePath) === "postgres";
-  const balances = new BalanceStore(database, {
+  const { database } = store;
+  const instanceId = instanceIdOf(config, store);
+  const balances = new BalanceStore(store, {
     instanceId,
     reservationTtlMs: config.PERSONA_RESERVATION_TTL_SECONDS * 1000,
-    relaxedCommits,
   });
   const rateLimiter =
     overrides.rateLimiter ??
     (config.PERSONA_REDIS_URL === undefined
-      ? new SqlRateLimiter(database, relaxedCommits)
-      : new RedisRateLimiter(config.PERSONA_REDIS_URL));
+      ? new SqlRateLimiter(store)
+      : new RedisRateLimiter(config.PERSONA_REDIS_URL, undefined, config.PERSONA_REDIS_TIMEOUT_MS));
   const facilitator =
     overrides.facilitator ??
     new HTTPFacilitatorClient({ url: config.PERSONA_X402_FACILITATOR_URL, timeoutMs: 15_000 });
@@ -74,6 +90,7 @@ export function createBilling(
     facilitator,
     database,
   );
+  const releases = new ReleaseRetries(store, logger);
   let timer: NodeJS.Timeout | undefined;
   const sweepExpired = async () => {
     try {
@@ -85,11 +102,12 @@ export function createBilling(
   };
   return {
     balances,
-    usage: new UsageStore(database),
+    usage: new UsageStore(store),
     limits: new LimitsStore(database),
     rateLimiter,
     prices: new PriceList(config.PERSONA_MODEL_PRICES ?? {}),
     payments,
+    releases,
     async startSweeper() {
       const mine = await balances.sweep({ instanceId });
       if (mine > 0) {
@@ -104,6 +122,7 @@ export function createBilling(
     },
     async close() {
       if (timer !== undefined) clearInterval(timer);
+      releases.close();
       await rateLimiter.close();
     },
   };

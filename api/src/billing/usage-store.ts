@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import type { Database } from "../storage/database.js";
+import { deadlineIn } from "../storage/deadline.js";
+import type { Store } from "../storage/store.js";
 import type { PaymentMethod, UsageRecordsTable } from "./billing-tables.js";
 
 /** One request as the usage ledger records it. */
@@ -19,6 +20,9 @@ export interface UsageInput {
   paymentMethod: PaymentMethod;
   paymentReference: string | null;
 }
+
+/** The three metered endpoints. */
+export type Endpoint = UsageInput["endpoint"];
 
 /** A usage record as read back. */
 export interface UsageRecord extends UsageInput {
@@ -87,15 +91,19 @@ function fromRow(row: UsageRecordsTable): UsageRecord {
 
 /** The usage ledger: one row per request that reached an account. */
 export class UsageStore {
-  constructor(private readonly database: Database) {}
+  private readonly database: Store["database"];
+
+  constructor(private readonly store: Pick<Store, "database" | "ledger" | "timeoutMs">) {
+    this.database = store.database;
+  }
 
   /** Appends a usage row (for requests not settled through the balance). */
   async record(usage: UsageInput): Promise<string> {
     const id = randomUUID();
-    await this.database
-      .insertInto("usage_records")
-      .values(usageRow(id, new Date().toISOString(), usage))
-      .execute();
+    await this.store.ledger.record(
+      usageRow(id, new Date().toISOString(), usage),
+      deadlineIn(this.store.timeoutMs),
+    );
     return id;
   }
 

@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { billingConfigShape } from "../billing/billing-config.js";
 import { operationsConfigShape } from "./operations-config.js";
+import { storageConfigShape } from "./storage-config.js";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -65,6 +66,8 @@ export const configSchema = z.object({
   ...billingConfigShape,
   /** Metrics and HTTP server timeouts (config/operations-config.ts). */
   ...operationsConfigShape,
+  /** Storage and Redis deadlines (config/storage-config.ts). */
+  ...storageConfigShape,
 });
 
 /** The validated server configuration. */

@@ -4,6 +4,7 @@ import type { Persona } from "../personas/persona.js";
 import {
   type ModelProvider,
   ProviderError,
+  type ProviderMessage,
   type ProviderRequest,
   type ProviderUsage,
 } from "../providers/model-provider.js";
@@ -18,6 +19,21 @@ export const VARIATION_COUNT = 3;
 export interface EngineOutput {
   texts: string[];
   usage: ProviderUsage;
+}
+
+/** What the engine is asked to do for a persona. */
+export type EngineTask =
+  | { task: "reply"; messages: readonly Message[]; candidates: number }
+  | { task: "personify"; source: string };
+
+/** A model call built and ready to run (see {@link PersonaEngine.prepare}). */
+export interface PreparedCall {
+  /** The prompt as the provider gets it. */
+  readonly messages: readonly ProviderMessage[];
+  /** Independent candidates it draws. */
+  readonly candidates: number;
+  /** Runs the call; `signal` aborts it when the client goes away. */
+  run(signal?: AbortSignal): Promise<EngineOutput>;
 }
 
 /** Providers by name, as configured at start-up. */
@@ -35,6 +51,38 @@ export class PersonaEngine {
   ) {}
 
   /**
+   * Builds a model call without running it: the prompt is made once, for
+   * both the reservation (its size bounds the cost of token-priced routes)
+   * and the call.
+   *
+   * @param task - `reply` to a history with 1–5 independent candidates, or
+   *   `personify` a source text (spec §4.2: the text is data, never instructions)
+   */
+  prepare(persona: Persona, task: EngineTask): PreparedCall {
+    const request: Omit<ProviderRequest, "persona" | "signal"> =
+      task.task === "reply"
+        ? {
+            task: "reply",
+            messages: mapHistory(persona, task.messages),
+            candidates: task.candidates,
+          }
+        : {
+            task: "personify",
+            messages: [
+              { role: "system", content: compileSystemPrompt(persona) },
+              { role: "user", content: compilePersonifyInstruction(task.source) },
+            ],
+            source: task.source,
+            candidates: 1,
+          };
+    return {
+      messages: request.messages,
+      candidates: request.candidates,
+      run: (signal) => this.run(persona, { ...request, signal }),
+    };
+  }
+
+  /**
    * Replies to the last user message of a history.
    *
    * @param candidates - independent replies to draw (1–5)
@@ -46,26 +94,12 @@ export class PersonaEngine {
     candidates: number,
     signal?: AbortSignal,
   ): Promise<EngineOutput> {
-    return this.run(persona, {
-      task: "reply",
-      messages: mapHistory(persona, messages),
-      candidates,
-      signal,
-    });
+    return this.prepare(persona, { task: "reply", messages, candidates }).run(signal);
   }
 
   /** Rewrites `source` in the persona's voice (spec §4.2); the text is data, never instructions. */
   personify(persona: Persona, source: string, signal?: AbortSignal): Promise<EngineOutput> {
-    return this.run(persona, {
-      task: "personify",
-      messages: [
-        { role: "system", content: compileSystemPrompt(persona) },
-        { role: "user", content: compilePersonifyInstruction(source) },
-      ],
-      source,
-      candidates: 1,
-      signal,
-    });
+    return this.prepare(persona, { task: "personify", source }).run(signal);
   }
 
   private async run(

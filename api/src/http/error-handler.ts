@@ -1,6 +1,7 @@
 import type { CompletionErrorBody, JsonErrorBody } from "@persona-reply/shared";
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "../logging/logger.js";
+import { StorageUnavailableError } from "../storage/storage-error.js";
 import { errorStyleOf } from "./error-style.js";
 import { ERROR_TABLE, type ErrorCode, ServiceError } from "./service-error.js";
 
@@ -26,6 +27,18 @@ function fromBodyParser(error: unknown, bodyLimit: number): ServiceError | undef
     invalid_request: "the request body was not received whole",
   };
   return new ServiceError(code, messages[code] ?? "internal server error", { cause: error });
+}
+
+/**
+ * A storage failure as the client sees it: 503 with `Retry-After`, its
+ * kind in words (never the path or the driver's message, which are logged).
+ */
+export function storageUnavailable(error: StorageUnavailableError): ServiceError {
+  return new ServiceError(
+    "storage_unavailable",
+    `service temporarily unavailable: ${error.message}; retry after ${error.retryAfterSeconds} seconds`,
+    { headers: { "Retry-After": String(error.retryAfterSeconds) }, cause: error },
+  );
 }
 
 /** Writes a {@link ServiceError} in the format of the endpoint's error style (spec §7). */
@@ -62,9 +75,12 @@ export function createErrorHandler(logger: Logger, bodyLimit: number): ErrorRequ
     const serviceError =
       error instanceof ServiceError
         ? error
-        : (fromBodyParser(error, bodyLimit) ??
-          new ServiceError("internal_error", "internal server error", { cause: error }));
-    if (serviceError.status >= 500) {
+        : error instanceof StorageUnavailableError
+          ? storageUnavailable(error)
+          : (fromBodyParser(error, bodyLimit) ??
+            new ServiceError("internal_error", "internal server error", { cause: error }));
+    // A storage failure is logged once per incident by the store's health, not per request.
+    if (serviceError.status >= 500 && serviceError.code !== "storage_unavailable") {
       logger.error(
         { err: serviceError.cause ?? serviceError, code: serviceError.code, path: request.path },
         "request failed",

@@ -33,6 +33,9 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, completionType: "server_error", nativeFormat: "json" },
   upstream_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
   upstream_timeout: { status: 504, completionType: "server_error", nativeFormat: "json" },
+  // The database or Redis cannot answer in time (issues 13, 21): plain text
+  // on /generate and /personify like their other errors, with Retry-After.
+  storage_unavailable: { status: 503, completionType: "server_error", nativeFormat: "text" },
   // Billing (spec §5.6, §7 rows 402 and 429). The 429s carry a `code` in the
   // completions error object so the official openai client surfaces it on
   // its RateLimitError (shared/README.md "Gaps").

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { RateLimitOverrides } from "../rate-limits/rate-limit-windows.js";
+import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
+import { LookupCache } from "../storage/lookup-cache.js";
 import { generateApiKey, hashApiKey, maskApiKey } from "./api-key.js";
 
 /** An API key's record: never the key itself. */
@@ -25,9 +27,31 @@ export interface KeyOwner extends ApiKeyRecord {
 /** How often `last_used_at` is refreshed at most, so the hot path rarely writes. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Creates, finds, lists and revokes API keys; stores only their hashes. */
+/** Keys kept in memory at most (each a few hundred bytes). */
+const CACHED_KEYS = 10_000;
+/** Longest any cached key lives, whatever the change feed says (a safety net). */
+const CACHE_TTL_MS = 60_000;
+
+/**
+ * Creates, finds, lists and revokes API keys; stores only their hashes.
+ * Lookups by key are served from memory when a change feed is given,
+ * emptied on every change of keys and accounts (issue 14: a revoked key is
+ * refused everywhere within a second).
+ */
 export class KeyStore {
-  constructor(private readonly database: Database) {}
+  private readonly owners: LookupCache<KeyOwner> | undefined;
+  /** When each key's `last_used_at` was last written by this process (Unix ms). */
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly database: Database,
+    changes?: ChangeFeed,
+  ) {
+    this.owners =
+      changes === undefined
+        ? undefined
+        : new LookupCache(changes, { max: CACHED_KEYS, ttlMs: CACHE_TTL_MS });
+  }
 
   /**
    * Creates a key for an account.
@@ -63,7 +87,14 @@ export class KeyStore {
   }
 
   /** Finds the key whose hash matches a presented key, revoked or not. */
-  async findByKey(key: string): Promise<KeyOwner | undefined> {
+  findByKey(key: string): Promise<KeyOwner | undefined> {
+    const hash = hashApiKey(key);
+    return this.owners === undefined
+      ? this.findByHash(hash)
+      : this.owners.get(hash, () => this.findByHash(hash));
+  }
+
+  private async findByHash(hash: string): Promise<KeyOwner | undefined> {
     const row = await this.database
       .selectFrom("api_keys")
       .innerJoin("accounts", "accounts.id", "api_keys.account_id")
@@ -74,7 +105,7 @@ export class KeyStore {
         "accounts.rate_limit_hour as account_rate_limit_hour",
         "accounts.rate_limit_day as account_rate_limit_day",
       ])
-      .where("api_keys.key_hash", "=", hashApiKey(key))
+      .where("api_keys.key_hash", "=", hash)
       .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
@@ -99,8 +130,13 @@ export class KeyStore {
 
   /** Records a use of the key, at most once a minute per key. */
   async touch(record: ApiKeyRecord, now = new Date()): Promise<void> {
-    const last = record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt);
+    const last = Math.max(
+      record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt),
+      this.touched.get(record.id) ?? 0,
+    );
     if (now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+    if (this.touched.size > CACHED_KEYS) this.touched.clear();
+    this.touched.set(record.id, now.getTime());
     await this.database
       .updateTable("api_keys")
       .set({ last_used_at: now.toISOString() })

@@ -18,10 +18,9 @@ export function routeLabel(matchers: readonly RouteMatcher[], method: string, pa
 }
 
 /**
- * Counts every request by route template, method and status, times it, and
- * counts the 429s of the rate limiter and of the balance check (read from
- * the error code the error handler leaves in `response.locals.errorCode`).
- * A request whose client left before the answer was written has status
+ * Counts every request by route template, method and status, and times it
+ * (the 429s of the rate limiter and of the balance check are counted where
+ * they are decided, pipeline/admission.ts). A request whose client left before the answer was written has status
  * `aborted`; so has one still queued when its connection was dropped.
  *
  * @param app - the application whose routes label the requests; read on
@@ -46,9 +45,6 @@ export function createMetricsMiddleware(metrics: Metrics, app: Express): Request
       const labels = { route, method: request.method, status };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-      const code: unknown = response.locals.errorCode;
-      if (code === "rate_limited") metrics.rateLimitRejections.inc({ route });
-      if (code === "insufficient_balance") metrics.balanceRejections.inc({ route });
     };
     response.once("close", finish);
     // A response queued behind others on a destroyed connection never emits `close`.

@@ -35,6 +35,8 @@ export interface Metrics {
   balanceRejections: Counter<"route">;
   charges: Counter<"endpoint" | "payment_method">;
   chargedMicros: Counter<"endpoint" | "payment_method">;
+  /** SQLite: bytes of the write-ahead log (bounded by `PERSONA_SQLITE_WAL_LIMIT_BYTES` after checkpoints). */
+  sqliteWalBytes: Gauge;
 }
 
 /** Latency buckets in seconds: from cache-fast rejections to slow model calls. */
@@ -110,6 +112,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "persona_charged_micros_total",
       help: "Money charged, in micro-units (10^-6) of the account currency (USD).",
       labelNames: ["endpoint", "payment_method"] as const,
+      registers,
+    }),
+    sqliteWalBytes: new Gauge({
+      name: "persona_sqlite_wal_bytes",
+      help: "SQLite only: size of the write-ahead log file in bytes.",
       registers,
     }),
   };

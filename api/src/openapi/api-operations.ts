@@ -38,6 +38,7 @@ const COMMON_CODES: ErrorCode[] = [
   "upstream_error",
   "payment_facilitator_error",
   "upstream_timeout",
+  "storage_unavailable",
 ];
 
 /**

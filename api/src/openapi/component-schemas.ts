@@ -15,6 +15,7 @@ import {
   textPartSchema,
 } from "@persona-reply/shared";
 import { z } from "zod";
+import { readinessSchema } from "../health/readiness.js";
 import type { JsonSchema } from "./openapi-types.js";
 import { paymentRequiredSchema } from "./x402-schema.js";
 
@@ -214,7 +215,15 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     healthResponseSchema,
     {
       id: "HealthResponse",
-      description: 'Answer of GET /healthz: `{ "status": "ok" }` once the database answered.',
+      description: 'Answer of GET /healthz: `{ "status": "ok" }` whenever the process answers.',
+    },
+  ],
+  [
+    readinessSchema,
+    {
+      id: "Readiness",
+      description:
+        "Answer of GET /readyz: `ready` when the database takes a read and a write and Redis (when configured) answers, within the readiness deadline; otherwise `not_ready` with the failing part's `detail`.",
     },
   ],
 ];

@@ -18,6 +18,8 @@ export const ERROR_MEANINGS = {
   internal_error: "unexpected server error",
   upstream_error: "the model provider failed or returned an empty completion",
   upstream_timeout: "the model provider did not answer within the configured timeout",
+  storage_unavailable:
+    "the database or Redis did not answer within its deadline (or cannot write): retry after `Retry-After` seconds; nothing was charged",
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
   payment_required: "a payment challenge (x402) for a self-serve persona when no API key is sent",
@@ -51,6 +53,7 @@ function headersFor(codes: readonly ErrorCode[]): Record<string, HeaderOrReferen
   const headers: Record<string, HeaderOrReference> = {
     "x-request-id": HEADER_REFERENCES.requestId,
   };
+  if (codes.includes("storage_unavailable")) headers["Retry-After"] = HEADER_REFERENCES.retryAfter;
   if (codes.includes("rate_limited")) {
     headers["Retry-After"] = HEADER_REFERENCES.retryAfter;
     headers["RateLimit-Policy"] = HEADER_REFERENCES.rateLimitPolicy;

@@ -12,6 +12,9 @@ export const DOCS_PATH = "/docs";
 /** Path of the health check. */
 export const HEALTH_PATH = "/healthz";
 
+/** The readiness route (health/health-routes.ts). */
+export const READINESS_PATH = "/readyz";
+
 const requestIdOnly = { "x-request-id": HEADER_REFERENCES.requestId };
 
 /** The operational routes: health, metrics, this document and its reference page. */
@@ -21,19 +24,44 @@ export function servicePaths(): Record<string, PathItemObject> {
       get: {
         operationId: "health",
         tags: ["Operations"],
-        summary: "Health check",
+        summary: "Liveness",
         description:
-          "Answers 200 once the database answered a `select 1`; for load-balancer health checks. Not logged.",
+          "Answers 200 whenever the process answers, touching nothing else: a liveness check (restart the process when it fails). Not logged.",
         security: [],
         responses: {
           "200": {
-            description: "The service and its database answer.",
+            description: "The process answers.",
             headers: requestIdOnly,
             content: {
               "application/json": { schema: { $ref: "#/components/schemas/HealthResponse" } },
             },
           },
-          ...errorResponses("json", ["internal_error"]),
+        },
+      },
+    },
+    [READINESS_PATH]: {
+      get: {
+        operationId: "readiness",
+        tags: ["Operations"],
+        summary: "Readiness",
+        description:
+          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within PERSONA_READINESS_TIMEOUT_MS; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls model upstreams. Not logged.",
+        security: [],
+        responses: {
+          "200": {
+            description: "Ready to serve.",
+            headers: requestIdOnly,
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/Readiness" } },
+            },
+          },
+          "503": {
+            description: "Not ready: `checks` names what fails.",
+            headers: { ...requestIdOnly, "Retry-After": HEADER_REFERENCES.retryAfter },
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/Readiness" } },
+            },
+          },
         },
       },
     },

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler } from "express";
+import { storageUnavailable } from "../http/error-handler.js";
 import { ServiceError } from "../http/service-error.js";
 import type { Logger } from "../logging/logger.js";
+import { StorageUnavailableError } from "../storage/storage-error.js";
 import { html } from "./html.js";
 import { sendPage } from "./layout.js";
 import { pageLocals } from "./web-support.js";
@@ -56,9 +58,11 @@ function describe(error: unknown): { status: number; message: string; code: stri
  * Unexpected errors are logged and answered with a 500 that reveals nothing.
  */
 export function createPageErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (error, request, response, _next) => {
+  return (thrown, request, response, _next) => {
+    const error = thrown instanceof StorageUnavailableError ? storageUnavailable(thrown) : thrown;
     const { status, message, code } = describe(error);
-    if (status >= 500) logger.error({ err: error, path: request.path }, "page request failed");
+    if (status >= 500 && code !== "storage_unavailable")
+      logger.error({ err: error, path: request.path }, "page request failed");
     if (response.headersSent) {
       response.end();
       return;

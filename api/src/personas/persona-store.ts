@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
+import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
+import { LookupCache } from "../storage/lookup-cache.js";
 import type { PersonasTable } from "../storage/schema.js";
 import type { Persona } from "./persona.js";
 import { type PersonaFile, personaTraitsSchema } from "./persona-traits.js";
@@ -22,9 +24,20 @@ function toPersona(row: PersonasTable): Persona {
   return persona;
 }
 
-/** Reads and writes personas. */
+/**
+ * Reads and writes personas. Lookups by ID are served from memory when a
+ * change feed is given, emptied on every change of a persona (issue 14).
+ */
 export class PersonaStore {
-  constructor(private readonly database: Database) {}
+  private readonly cache: LookupCache<Persona> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    changes?: ChangeFeed,
+  ) {
+    this.cache =
+      changes === undefined ? undefined : new LookupCache(changes, { max: 10_000, ttlMs: 60_000 });
+  }
 
   /**
    * Creates a persona for an account from a validated persona file.
@@ -104,7 +117,11 @@ export class PersonaStore {
   }
 
   /** Finds a persona by ID. */
-  async find(id: string): Promise<Persona | undefined> {
+  find(id: string): Promise<Persona | undefined> {
+    return this.cache === undefined ? this.load(id) : this.cache.get(id, () => this.load(id));
+  }
+
+  private async load(id: string): Promise<Persona | undefined> {
     const row = await this.database
       .selectFrom("personas")
       .selectAll()

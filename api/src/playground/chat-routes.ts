@@ -1,29 +1,15 @@
-import {
-  type GenerateResponse,
-  generateRequestSchema,
-  personifyRequestSchema,
-} from "@persona-reply/shared";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
-import type { Admission, Endpoint } from "../billing/admit-request.js";
-import { meteredPersonify, meteredReply } from "../engine/metered-replies.js";
-import { ServiceError } from "../http/service-error.js";
-import { validateBody } from "../http/validate-body.js";
+import { generateEndpoint } from "../generate/generate-endpoint.js";
 import { html } from "../pages/html.js";
 import { sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
 import { requireSession } from "../pages/require-session.js";
 import { pageLocals, type WebSupport } from "../pages/web-support.js";
-import type { Persona } from "../personas/persona.js";
-import { requireActiveAccount } from "./account-access.js";
+import { personifyEndpoint } from "../personify/personify-endpoint.js";
+import type { Caller } from "../pipeline/authorize.js";
+import { serveMetered } from "../pipeline/metered-request.js";
+import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { CHAT_SCRIPT, KEYS_SCRIPT } from "./browser-scripts.js";
-import type { RateLimiter, RateLimitRule } from "./rate-limiter.js";
-
-/** Playground calls per account: the spec's default key limits (§8.1), 25/min, 100/h, 500/day. */
-export const PLAYGROUND_RULES: RateLimitRule[] = [
-  { limit: 25, windowMs: 60_000 },
-  { limit: 100, windowMs: 3_600_000 },
-  { limit: 500, windowMs: 86_400_000 },
-];
 
 const jsonErrors: RequestHandler = (_request, response, next) => {
   pageLocals(response).jsonErrors = true;
@@ -41,11 +27,12 @@ function sendScript(script: string): RequestHandler {
  * The playground chat (issue 5): `GET /playground` is the page; the page
  * calls `POST /playground/api/generate` and `/playground/api/personify`
  * with its session cookie and CSRF token. Those endpoints take the bodies
- * of /api/v1/generate and /api/v1/personify (same schemas), act for the
- * session's account (billed to its balance like API-key calls), and answer
- * with the same bodies — so no API key ever reaches the page.
+ * of /api/v1/generate and /api/v1/personify (same schemas) and run the
+ * same request pipeline for the session's account: billed to its balance
+ * like API-key calls and limited per account (spec §8.1's 25/100/500,
+ * bucket `playground:<accountId>`) — so no API key ever reaches the page.
  */
-export function createChatRouter(web: WebSupport, limiter: RateLimiter): Router {
+export function createChatRouter(web: WebSupport, context: PipelineContext): Router {
   const { services } = web;
   const router = Router();
 
@@ -93,81 +80,19 @@ export function createChatRouter(web: WebSupport, limiter: RateLimiter): Router 
     });
   });
 
-  /**
-   * Session → active account → limit → the persona, which must be the
-   * account's. The call is then billed to the account's balance like an
-   * API-key request (no key: `apiKeyId` is null in its usage row).
-   */
-  async function admit(
-    request: Request,
-    response: Response,
-    personaId: string,
-    endpoint: Endpoint,
-  ): Promise<Admission> {
+  /** The authenticate stage for the playground: the signed-in session's account (401 without). */
+  const sessionCaller = async (request: Request, response: Response): Promise<Caller> => {
     const session = requireSession(request, response);
     if (session === undefined) throw new PageError(401, "Sign in first.");
-    await requireActiveAccount(services, session.accountId);
-    const decision = await limiter.hit(`playground:account:${session.accountId}`, PLAYGROUND_RULES);
-    if (!decision.allowed) {
-      throw new PageError(429, "Too many playground requests; wait a little and try again.", {
-        "Retry-After": String(decision.retryAfterSeconds),
-      });
-    }
-    const persona: Persona | undefined = await services.personas.find(personaId);
-    if (persona?.accountId !== session.accountId) {
-      throw new ServiceError("unknown_persona", `unknown personaId: ${personaId}`);
-    }
-    const id = (request as Request & { id?: unknown }).id;
-    return {
-      endpoint,
-      persona,
-      accountId: session.accountId,
-      apiKeyId: null,
-      requestId: typeof id === "string" ? id : null,
-      resourceUrl: `${web.origin(request)}${request.path}`,
-    };
-  }
+    return { kind: "session", accountId: session.accountId };
+  };
 
   const json = express.json({ limit: services.config.PERSONA_BODY_LIMIT_BYTES });
-
-  router.post(
-    "/playground/api/generate",
-    jsonErrors,
-    ...web.page,
-    json,
-    async (request, response) => {
-      const body = validateBody(generateRequestSchema, request.body, "unprocessable_request");
-      const admission = await admit(request, response, body.personaId, "generate");
-      const result = await meteredReply(
-        services,
-        admission,
-        response,
-        body.messages,
-        body.includeVariations === true,
-      );
-      const payload: GenerateResponse = { status: "success", result };
-      response.json(payload);
-    },
+  router.post("/playground/api/generate", jsonErrors, ...web.page, json, (request, response) =>
+    serveMetered(context, generateEndpoint, request, response, sessionCaller),
   );
-
-  router.post(
-    "/playground/api/personify",
-    jsonErrors,
-    ...web.page,
-    json,
-    async (request, response) => {
-      const body = validateBody(personifyRequestSchema, request.body, "invalid_request");
-      const admission = await admit(request, response, body.personaId, "personify");
-      const persona = admission.persona;
-      if (!persona.personifyAccess) {
-        throw new ServiceError(
-          "personify_not_allowed",
-          "this persona does not have access to /personify; ask the operator to enable it",
-        );
-      }
-      const payload = await meteredPersonify(services, admission, response, body.raw);
-      response.json(payload);
-    },
+  router.post("/playground/api/personify", jsonErrors, ...web.page, json, (request, response) =>
+    serveMetered(context, personifyEndpoint, request, response, sessionCaller),
   );
 
   return router;

@@ -1,6 +1,7 @@
 import { Router } from "express";
 import { createPageErrorHandler } from "../pages/page-errors.js";
 import type { WebSupport } from "../pages/web-support.js";
+import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { createChatRouter } from "./chat-routes.js";
 import { createKeysRouter } from "./keys-routes.js";
 import { createMailer, type Mailer } from "./mailer.js";
@@ -13,9 +14,14 @@ import { createSignInRouter } from "./sign-in-routes.js";
  * sessions, `/keys` and the chat. Every page gets helmet's security headers
  * and every state-changing form a CSRF check (see WebSupport.page).
  *
+ * @param context - the request pipeline's dependencies, for the chat
  * @param mailer - how sign-in links go out; built from the configuration when omitted
  */
-export function createPlaygroundRouter(web: WebSupport, mailer?: Mailer): Router {
+export function createPlaygroundRouter(
+  web: WebSupport,
+  context: PipelineContext,
+  mailer?: Mailer,
+): Router {
   const { services } = web;
   const limiter = new RateLimiter(services.database);
   const router = Router();
@@ -24,7 +30,7 @@ export function createPlaygroundRouter(web: WebSupport, mailer?: Mailer): Router
   );
   router.use(createSessionRouter(web));
   router.use(createKeysRouter(web));
-  router.use(createChatRouter(web, limiter));
+  router.use(createChatRouter(web, context));
   router.use(createPageErrorHandler(services.logger));
   return router;
 }

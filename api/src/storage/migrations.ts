@@ -1,65 +1,55 @@
-import type { Kysely, Migration, MigrationProvider } from "kysely";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { billingMigration } from "../billing/billing-migration.js";
 import { playgroundMigration } from "../playground/playground-migration.js";
+import { rateLimitMigration } from "../rate-limits/rate-limit-migration.js";
+import { coreMigration } from "./core-migration.js";
+import { StorageStartupError } from "./startup-error.js";
+import { storageMigration } from "./storage-migration.js";
 
 /**
- * The migrations, in order. One set serves every dialect: only portable
- * column types (text, integer) are used.
+ * The migrations, in order: each feature keeps its own in its folder and
+ * is registered here with one line. One set serves every dialect (portable
+ * column types; dialect-specific parts, such as triggers, branch inside).
  */
-const migrations: Record<string, Migration> = {
-  "0001_accounts_personas_keys": {
-    async up(database: Kysely<unknown>) {
-      await database.schema
-        .createTable("accounts")
-        .addColumn("id", "text", (column) => column.primaryKey())
-        .addColumn("name", "text", (column) => column.notNull())
-        .addColumn("status", "text", (column) => column.notNull().defaultTo("active"))
-        .addColumn("created_at", "text", (column) => column.notNull())
-        .execute();
-      await database.schema
-        .createTable("personas")
-        .addColumn("id", "text", (column) => column.primaryKey())
-        .addColumn("account_id", "text", (column) =>
-          column.notNull().references("accounts.id").onDelete("cascade"),
-        )
-        .addColumn("name", "text", (column) => column.notNull())
-        .addColumn("traits", "text", (column) => column.notNull())
-        .addColumn("personify_access", "integer", (column) => column.notNull().defaultTo(0))
-        .addColumn("provider", "text", (column) => column.notNull())
-        .addColumn("model", "text", (column) => column.notNull())
-        .addColumn("created_at", "text", (column) => column.notNull())
-        .addColumn("updated_at", "text", (column) => column.notNull())
-        .execute();
-      await database.schema
-        .createIndex("personas_account_id")
-        .on("personas")
-        .column("account_id")
-        .execute();
-      await database.schema
-        .createTable("api_keys")
-        .addColumn("id", "text", (column) => column.primaryKey())
-        .addColumn("account_id", "text", (column) =>
-          column.notNull().references("accounts.id").onDelete("cascade"),
-        )
-        .addColumn("name", "text", (column) => column.notNull())
-        .addColumn("key_hash", "text", (column) => column.notNull().unique())
-        .addColumn("masked", "text", (column) => column.notNull())
-        .addColumn("created_at", "text", (column) => column.notNull())
-        .addColumn("last_used_at", "text")
-        .addColumn("revoked_at", "text")
-        .execute();
-      await database.schema
-        .createIndex("api_keys_account_id")
-        .on("api_keys")
-        .column("account_id")
-        .execute();
-    },
-  },
+const MIGRATIONS: Record<string, Migration> = {
+  "0001_accounts_personas_keys": coreMigration,
   "0002_billing_limits_payments": billingMigration,
   "0003_playground": playgroundMigration,
+  "0004_rate_limit_buckets": rateLimitMigration,
+  "0005_storage_changes": storageMigration,
 };
 
-/** Supplies the in-code migrations to kysely's Migrator. */
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Names of migrations the database ran that this code does not know (a newer version wrote it). */
+async function unknownMigrations(database: Kysely<unknown>): Promise<string[]> {
+  let rows: Array<{ name: string }>;
+  try {
+    rows = (await sql<{ name: string }>`select name from kysely_migration`.execute(database)).rows;
+  } catch (error) {
+    // A new database has no migration table yet.
+    if (/no such table|does not exist/iu.test(String(error))) return [];
+    throw error;
+  }
+  return rows.map((row) => row.name).filter((name) => !(name in MIGRATIONS));
+}
+
+/**
+ * Applies every pending migration. Safe when several instances start at
+ * once: kysely takes a migration lock (an advisory lock on PostgreSQL).
+ *
+ * @throws {StorageStartupError} when the database was written by a newer
+ *   version (it ran a migration this code does not know)
+ * @throws the migration's error when one fails (the failed step is rolled back)
+ */
+export async function migrateToLatest(database: Kysely<unknown>): Promise<void> {
+  const unknown = await unknownMigrations(database);
+  if (unknown.length > 0) {
+    throw new StorageStartupError(
+      `the database was written by a newer version (unknown migration ${unknown.join(", ")}): run that version, or restore a backup made by this one`,
+    );
+  }
+  const migrator = new Migrator({ db: database, provider });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}

@@ -27,7 +27,7 @@ export async function openStore(
 /** Closes what {@link openStore} opened. */
 export async function closeStore(services: Services | undefined): Promise<void> {
   await services?.billing.close();
-  await services?.database.destroy();
+  await services?.store.close();
 }
 
 /** A customer made directly in the store: an account with a balance, a persona and a key. */

@@ -1,0 +1,141 @@
+import type { Request } from "express";
+import { authenticate, readApiKey } from "../auth/authenticate.js";
+import { authorizePersona } from "../auth/authorize-persona.js";
+import { ServiceError } from "../http/service-error.js";
+import type { KeyOwner } from "../keys/key-store.js";
+import { type VerifiedPayment, X402_HEADERS } from "../payments/x402-gate.js";
+import type { Persona } from "../personas/persona.js";
+import { type RateLimits, resolveRateLimits } from "../rate-limits/rate-limit-windows.js";
+import { keyBucket } from "../rate-limits/rate-limiter.js";
+import type { PipelineContext } from "./pipeline-context.js";
+
+/** Who calls: an API key (spec §5), a signed-in playground session, or nobody yet (x402, spec §5.6). */
+export type Caller =
+  | { kind: "api_key"; owner: KeyOwner }
+  | { kind: "session"; accountId: string }
+  | { kind: "anonymous" };
+
+/** Who pays for an authorized request, and which rate-limit bucket counts it. */
+export type Payer =
+  | {
+      kind: "balance";
+      accountId: string;
+      apiKeyId: string | null;
+      /** The bucket and limits the request counts against. */
+      rateLimit: { bucket: string; limits: RateLimits };
+      /** Whether the request's figures go out as `rateLimits` (API-key requests, spec §4.1). */
+      reportsRateLimits: boolean;
+    }
+  | { kind: "x402"; accountId: string; payment: VerifiedPayment };
+
+/** The persona a request names and what it may do with it. */
+export interface PersonaTarget {
+  personaId: string;
+  /** The request field that carried it (`personaId` or `model`), for the error's `param`. */
+  param: string;
+  /** /personify: the persona must have /personify access (spec §4.2). */
+  requirePersonify: boolean;
+  /** The URL the request was made to, as the x402 resource. */
+  resourceUrl: string;
+}
+
+/** Spec §8.1: the playground's calls per account, like a playground key's defaults. */
+export const PLAYGROUND_RATE_LIMITS: RateLimits = { minute: 25, hour: 100, day: 500 };
+
+/**
+ * The authenticate stage of API routes: the key header's owner (cached
+ * lookup, 401 when missing or invalid), or nobody when no key was sent and
+ * self-serve payments are on (the persona then decides: x402 or 401).
+ *
+ * @throws {ServiceError} 401
+ */
+export async function apiCaller(context: PipelineContext, request: Request): Promise<Caller> {
+  if (readApiKey(request) === undefined && context.billing.payments.enabled) {
+    return { kind: "anonymous" };
+  }
+  return { kind: "api_key", owner: await authenticate(request, context.keys) };
+}
+
+function checkPersonify(persona: Persona, target: PersonaTarget): void {
+  if (target.requirePersonify && !persona.personifyAccess) {
+    throw new ServiceError(
+      "personify_not_allowed",
+      "this persona does not have access to /personify; ask the operator to enable it",
+    );
+  }
+}
+
+/**
+ * The authorize stage: the persona exists and belongs to the caller's
+ * account, the account is active, /personify access when asked; for a
+ * keyless request to a self-serve persona, the x402 payment is verified
+ * (402 with the challenge when it is missing).
+ *
+ * @throws {ServiceError} 401, 402, 403 or 404 in the endpoint's format
+ */
+export async function authorize(
+  context: PipelineContext,
+  caller: Caller,
+  target: PersonaTarget,
+  request: Request,
+): Promise<{ persona: Persona; payer: Payer }> {
+  if (caller.kind === "anonymous") {
+    const persona = await context.personas.find(target.personaId);
+    const price = persona?.selfServePriceMicros;
+    if (persona === undefined || price === undefined) {
+      // Not self-serve: a key is required (spec §5.6).
+      await authenticate(request, context.keys);
+      throw new Error("unreachable: authenticate refuses a request without a key");
+    }
+    checkPersonify(persona, target);
+    const payment = await context.billing.payments.admit(
+      persona,
+      price,
+      target.resourceUrl,
+      request.get(X402_HEADERS.paymentSignature),
+    );
+    return { persona, payer: { kind: "x402", accountId: persona.accountId, payment } };
+  }
+  if (caller.kind === "api_key") {
+    const { owner } = caller;
+    const persona = await authorizePersona(owner, target.personaId, context.personas, target.param);
+    checkPersonify(persona, target);
+    return {
+      persona,
+      payer: {
+        kind: "balance",
+        accountId: owner.accountId,
+        apiKeyId: owner.id,
+        rateLimit: {
+          bucket: keyBucket(owner.id),
+          limits: resolveRateLimits(owner.rateLimitOverrides.key, owner.rateLimitOverrides.account),
+        },
+        reportsRateLimits: true,
+      },
+    };
+  }
+  const account = await context.accounts.find(caller.accountId);
+  if (account?.status !== "active") {
+    throw new ServiceError(
+      "account_inactive",
+      "Your account is not active, so it cannot use keys or personas.",
+    );
+  }
+  const persona = await context.personas.find(target.personaId);
+  if (persona?.accountId !== caller.accountId) {
+    throw new ServiceError("unknown_persona", `unknown personaId: ${target.personaId}`, {
+      param: target.param,
+    });
+  }
+  checkPersonify(persona, target);
+  return {
+    persona,
+    payer: {
+      kind: "balance",
+      accountId: caller.accountId,
+      apiKeyId: null,
+      rateLimit: { bucket: `playground:${caller.accountId}`, limits: PLAYGROUND_RATE_LIMITS },
+      reportsRateLimits: false,
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { RateLimit } from "@persona-reply/shared";
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import type { Endpoint } from "../billing/usage-store.js";
+import type { EngineOutput, EngineTask } from "../engine/persona-engine.js";
+import type { ErrorCode } from "../http/service-error.js";
+import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import { type Admission, admit } from "./admission.js";
+import { authorize, type Caller } from "./authorize.js";
+import type { PipelineContext } from "./pipeline-context.js";
+import { releaseAfterFailure, settle, type UsageContext } from "./settlement.js";
+
+/**
+ * What one metered endpoint adds to the request pipeline: how its body is
+ * read, which persona it names, what it asks the engine, and how the
+ * answer is written. /generate, /personify and /completions each define
+ * one (in their own folders); the playground reuses the first two.
+ */
+export interface MeteredEndpoint<Body, Payload> {
+  name: Endpoint;
+  /** The contract schema of the request body (from `shared`). */
+  schema: z.ZodType<Body>;
+  /** The error of an invalid body: 422 on /generate, 400 on /personify and /completions (spec §7). */
+  invalidBody: ErrorCode;
+  /** The request field naming the persona (`personaId`, or `model` on /completions). */
+  personaField: string;
+  personaIdOf(body: Body): string;
+  /** /personify: the persona must have /personify access (spec §4.2). */
+  requiresPersonify: boolean;
+  /** The engine task of a body. */
+  task(body: Body): EngineTask;
+  /**
+   * The response body (spec §4.1–4.3).
+   *
+   * @param rateLimits - the key's windows after this request, on API-key requests
+   */
+  present(body: Body, output: EngineOutput, rateLimits: RateLimit[] | undefined): Payload;
+}
+
+function requestIdOf(request: Request): string | null {
+  const id = (request as Request & { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : null;
+}
+
+/**
+ * The request path of the service (DESIGN.md "Request path"; issue 14),
+ * read top to bottom and shared by /generate, /personify, /completions and
+ * the playground:
+ *
+ * 1. parse and validate the body (400/422)
+ * 2. authenticate — done by the caller's route: `caller` (401)
+ * 3. authorize the persona (403/404; x402's 402)
+ * 4. rate limits and 5. reserve — one storage call (429)
+ * 6. reply — the persona engine, which knows nothing of money (502/504)
+ * 7. settle — durable before the answer (503 when the store cannot)
+ * 8. respond
+ *
+ * A failure after the reservation releases it and charges nothing.
+ *
+ * @param caller - who calls, from the route's authentication (API key or session)
+ */
+export async function serveMetered<Body, Payload>(
+  context: PipelineContext,
+  endpoint: MeteredEndpoint<Body, Payload>,
+  request: Request,
+  response: Response,
+  caller: (request: Request, response: Response) => Promise<Caller>,
+): Promise<void> {
+  const body = validateBody(endpoint.schema, request.body, endpoint.invalidBody);
+  const who = await caller(request, response);
+  const usage: UsageContext = {
+    endpoint: endpoint.name,
+    requestId: requestIdOf(request),
+    resourceUrl: resourceUrlOf(context, request),
+  };
+  const { persona, payer } = await authorize(
+    context,
+    who,
+    {
+      personaId: endpoint.personaIdOf(body),
+      param: endpoint.personaField,
+      requirePersonify: endpoint.requiresPersonify,
+      resourceUrl: usage.resourceUrl,
+    },
+    request,
+  );
+  const call = context.engine.prepare(persona, endpoint.task(body));
+  const admission: Admission = await admit(
+    context,
+    payer,
+    persona,
+    call,
+    { ...usage, route: `${request.baseUrl}${request.path}` },
+    response,
+  );
+  let output: EngineOutput;
+  try {
+    output = await call.run(clientGoneSignal(response));
+  } catch (error) {
+    await releaseAfterFailure(context, admission, persona, usage, error);
+    throw error;
+  }
+  await settle(context, admission, persona, output, usage, response);
+  response.json(endpoint.present(body, output, admission.rateLimits));
+}
+
+function resourceUrlOf(context: PipelineContext, request: Request): string {
+  const publicUrl = context.config.PERSONA_PUBLIC_URL?.replace(/\/$/u, "");
+  return `${publicUrl ?? `${request.protocol}://${request.get("host") ?? "localhost"}`}${request.originalUrl}`;
+}

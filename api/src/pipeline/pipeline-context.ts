@@ -1,0 +1,22 @@
+import type { AccountStore } from "../accounts/account-store.js";
+import type { Billing } from "../billing/create-billing.js";
+import type { Config } from "../config/config.js";
+import type { PersonaEngine } from "../engine/persona-engine.js";
+import type { KeyStore } from "../keys/key-store.js";
+import type { Logger } from "../logging/logger.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { PersonaStore } from "../personas/persona-store.js";
+import type { Store } from "../storage/store.js";
+
+/** What the request pipeline uses, and nothing else (built once, see createServices). */
+export interface PipelineContext {
+  config: Pick<Config, "PERSONA_PUBLIC_URL" | "PERSONA_STORAGE_TIMEOUT_MS">;
+  logger: Logger;
+  store: Pick<Store, "ledger">;
+  keys: KeyStore;
+  accounts: AccountStore;
+  personas: PersonaStore;
+  engine: PersonaEngine;
+  billing: Billing;
+  metrics: Metrics;
+}

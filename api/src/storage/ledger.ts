@@ -1,0 +1,112 @@
+import type { UsageRecordsTable } from "../billing/billing-tables.js";
+import type { RateLimits, WindowCounters } from "../rate-limits/rate-limit-windows.js";
+import type { Deadline } from "./deadline.js";
+
+/**
+ * The request path's writes (issue 14 "Fewer trips to storage"), each one
+ * transaction, implemented once per dialect: by the SQLite worker thread
+ * (storage/sqlite/sqlite-ledger.ts, group-committed with the writes around
+ * it) and by PostgreSQL statements (storage/postgres/postgres-ledger.ts,
+ * one round trip each; settlements of concurrent requests share one).
+ * Every method takes a {@link Deadline} and rejects with
+ * `StorageUnavailableError` when the store cannot answer by then; a call
+ * that failed left nothing behind.
+ */
+export interface Ledger {
+  /**
+   * Counts a request in its rate-limit bucket and holds its reservation, in
+   * one transaction: a request refused by the rate limit consumes no window
+   * and holds nothing; one refused for its balance has been counted (it
+   * passed the rate limit) and holds nothing. A refusal writes
+   * `refusalUsage` (status 429) in the same transaction.
+   */
+  admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome>;
+  /**
+   * Ends a reservation and charges the cost in one transaction with the
+   * usage row and the `charge` entry: never more than was held; when the
+   * reservation was already released (swept), only if the spendable
+   * balance still covers it. Durable (on disk) when it resolves.
+   */
+  settle(input: SettleInput, deadline: Deadline): Promise<SettleOutcome>;
+  /**
+   * Ends a reservation without charging, writing the failed request's
+   * usage row with it.
+   *
+   * @returns false when the reservation was already gone
+   */
+  release(input: ReleaseInput, deadline: Deadline): Promise<boolean>;
+  /** Appends a usage row by itself (x402 payments, refusals outside `admit`). */
+  record(usage: UsageRecordsTable, deadline: Deadline): Promise<void>;
+}
+
+/** A rate-limit bucket to count a request in (spec §8.1: minute, hour and day windows). */
+export interface RateLimitCheck {
+  /** What is limited, e.g. an API key's ID or `playground:<accountId>`. */
+  bucket: string;
+  limits: RateLimits;
+  /** Unix milliseconds (the instance's clock). */
+  now: number;
+}
+
+/** An amount to hold on an account while a model call runs. */
+export interface ReservationHold {
+  /** Made by the caller (UUID), so a hold whose answer was lost can still be released. */
+  id: string;
+  accountId: string;
+  /** Micro-units; 0 holds nothing but still requires a spendable balance above 0. */
+  amountMicros: number;
+  requestId: string | null;
+  /** The instance holding it, so a restart can release what a crash left. */
+  instanceId: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601: after this the sweeper releases it. */
+  expiresAt: string;
+}
+
+/** What {@link Ledger.admit} is asked to do; either part may be absent. */
+export interface AdmitInput {
+  rateLimit?: RateLimitCheck;
+  hold?: ReservationHold;
+  /**
+   * The usage row written when the request is refused (its cost is 0,
+   * status 429); a refusal by the rate limit records `payment_method`
+   * `none` (no payment was looked at).
+   */
+  refusalUsage?: UsageRecordsTable;
+}
+
+/** The answer of {@link Ledger.admit}; `counters` when a rate limit was checked. */
+export type AdmitOutcome =
+  | { admitted: true; counters?: WindowCounters }
+  | { admitted: false; reason: "rate_limited"; counters: WindowCounters }
+  | { admitted: false; reason: "insufficient_balance"; counters?: WindowCounters };
+
+/** What {@link Ledger.settle} is asked to do. */
+export interface SettleInput {
+  /** null when nothing was held (a free route). */
+  reservationId: string | null;
+  accountId: string;
+  /** What the reservation held, in micro-units. */
+  heldMicros: number;
+  /** The real cost in micro-units. */
+  costMicros: number;
+  /** The usage row; its `cost_micros` is replaced by what was charged. */
+  usage: UsageRecordsTable;
+  /** The id of the `charge` ledger entry, when one is written. */
+  entryId: string;
+}
+
+/** What {@link Ledger.settle} charged. */
+export interface SettleOutcome {
+  chargedMicros: number;
+}
+
+/** What {@link Ledger.release} is asked to do. */
+export interface ReleaseInput {
+  reservationId: string;
+  accountId: string;
+  amountMicros: number;
+  /** The failed request's usage row (no cost), written with the release. */
+  usage?: UsageRecordsTable;
+}

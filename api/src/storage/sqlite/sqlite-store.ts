@@ -1,0 +1,202 @@
+import { Kysely, sql } from "kysely";
+import type { UsageRecordsTable } from "../../billing/billing-tables.js";
+import type { Logger } from "../../logging/logger.js";
+import { ChangeFeed } from "../change-feed.js";
+import type { Deadline } from "../deadline.js";
+import type {
+  AdmitInput,
+  AdmitOutcome,
+  Ledger,
+  ReleaseInput,
+  SettleInput,
+  SettleOutcome,
+} from "../ledger.js";
+import { migrateToLatest } from "../migrations.js";
+import type { DatabaseSchema } from "../schema.js";
+import { StorageStartupError } from "../startup-error.js";
+import { StorageUnavailableError } from "../storage-error.js";
+import type { Store } from "../store.js";
+import { StoreHealth } from "../store-health.js";
+import { SqliteWorkerClient } from "./sqlite-client.js";
+import { prepareSqliteFile } from "./sqlite-file.js";
+import { WorkerDialect } from "./worker-dialect.js";
+import type { WorkerEvent, WorkerOptions } from "./worker-protocol.js";
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Absolute path of the database file. */
+  file: string;
+  logger: Logger;
+  /** Milliseconds a call waits for the store by default (then 503). */
+  timeoutMs: number;
+  /** Milliseconds SQLite waits for a lock inside the worker before an asynchronous retry. */
+  busyTimeoutMs: number;
+  /** Bytes the write-ahead log is truncated to after checkpoints (`journal_size_limit`). */
+  walLimitBytes: number;
+  /** Milliseconds between the writer's maintenance rounds (file identity, change check, log size). */
+  maintenanceIntervalMs: number;
+  /** The env file of the demo seed, checked for traces of a lost database. */
+  envFile?: string;
+  /** Start a new database even where one evidently existed. */
+  allowNew: boolean;
+  /** Called when a write starts waiting for another process's lock (the operator CLI says so). */
+  onWaiting?: () => void;
+  /** Called with the size of the write-ahead log after each maintenance round. */
+  onWalSize?: (bytes: number) => void;
+  /** Called when a settlement commits after its caller gave up on it (to refund it). */
+  onLateSettlement?: (input: SettleInput, outcome: SettleOutcome) => void;
+}
+
+/**
+ * Opens the embedded store: checks the file (sqlite/sqlite-file.ts),
+ * starts the writer and reader workers (sqlite-worker.ts), runs
+ * `PRAGMA quick_check`, and wires kysely, the ledger, the change feed and
+ * the health to them. Nothing waits on the event loop: every call is a
+ * message to a worker with a deadline.
+ *
+ * @throws {StorageStartupError} for a file that is empty, damaged or lost
+ */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  prepareSqliteFile(options.file, {
+    allowNew: options.allowNew,
+    ...(options.envFile === undefined ? {} : { envFile: options.envFile }),
+  });
+  const health = new StoreHealth(options.logger, options.file);
+  const changes = new ChangeFeed();
+  const workerOptions = (role: WorkerOptions["role"]): WorkerOptions => ({
+    file: options.file,
+    role,
+    busyTimeoutMs: options.busyTimeoutMs,
+    walLimitBytes: options.walLimitBytes,
+    maintenanceIntervalMs: options.maintenanceIntervalMs,
+  });
+  const onEvent = (event: WorkerEvent) => {
+    switch (event.event) {
+      case "changed":
+        changes.changed();
+        break;
+      case "waiting":
+        options.onWaiting?.();
+        break;
+      case "replaced":
+        health.fenced(new StorageUnavailableError("replaced", event.detail));
+        break;
+      case "stats":
+        options.onWalSize?.(event.walBytes);
+        break;
+      case "failure":
+        health.failed(new StorageUnavailableError(event.failure.kind, event.failure.detail));
+        break;
+      case "recovered":
+        health.recovered();
+        break;
+    }
+  };
+  let closed = false;
+  const onExit = (error: Error) => {
+    if (closed) return;
+    changes.setTracking(false);
+    health.failed(new StorageUnavailableError("io", error.message));
+  };
+  const writer = new SqliteWorkerClient(workerOptions("writer"), onEvent, onExit);
+  const reader = new SqliteWorkerClient(workerOptions("reader"), onEvent, onExit);
+  try {
+    await writer.start();
+    await reader.start();
+  } catch (error) {
+    await Promise.all([writer.close(), reader.close()]);
+    throw new StorageStartupError(
+      `cannot open the database ${options.file}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`,
+      { cause: error },
+    );
+  }
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    changes.setTracking(false);
+    await Promise.all([writer.close(), reader.close()]);
+  };
+  const database = new Kysely<DatabaseSchema>({
+    dialect: new WorkerDialect({ writer, reader, timeoutMs: options.timeoutMs, close }),
+  });
+  /** Migrations wait as long as they need (they run before anything is served). */
+  const migrationDatabase = new Kysely<DatabaseSchema>({
+    dialect: new WorkerDialect({ writer, reader, timeoutMs: 3_600_000, close }),
+  });
+
+  try {
+    const { rows } = await sql<{ quick_check: string }>`pragma quick_check(1)`.execute(database);
+    const check = rows[0];
+    if (check?.quick_check !== "ok") {
+      throw new StorageStartupError(
+        `the database ${options.file} is damaged (quick_check: ${check?.quick_check ?? "no answer"}): restore it from a backup (docs/OPERATIONS.md "Backups")`,
+      );
+    }
+  } catch (error) {
+    await close();
+    if (error instanceof StorageStartupError) throw error;
+    throw new StorageStartupError(
+      `cannot read the database ${options.file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  changes.setTracking(true);
+
+  const observed = <T>(call: Promise<T>): Promise<T> => health.observe(call);
+
+  const ledger: Ledger = {
+    admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome> {
+      // A hold whose answer came too late is released at once (its request got 503).
+      const undo = (value: unknown) => {
+        const outcome = value as AdmitOutcome;
+        if (!outcome.admitted || input.hold === undefined || input.hold.amountMicros === 0) return;
+        void writer
+          .request({
+            kind: "release",
+            input: {
+              reservationId: input.hold.id,
+              accountId: input.hold.accountId,
+              amountMicros: input.hold.amountMicros,
+            },
+            deadline: Date.now() + options.timeoutMs,
+          })
+          .catch(() => undefined);
+      };
+      return observed(writer.request<AdmitOutcome>({ kind: "admit", input, deadline }, undo));
+    },
+    settle(input: SettleInput, deadline: Deadline): Promise<SettleOutcome> {
+      const late = (value: unknown) => options.onLateSettlement?.(input, value as SettleOutcome);
+      return observed(writer.request<SettleOutcome>({ kind: "settle", input, deadline }, late));
+    },
+    release(input: ReleaseInput, deadline: Deadline): Promise<boolean> {
+      return observed(writer.request<boolean>({ kind: "release", input, deadline }));
+    },
+    record(usage: UsageRecordsTable, deadline: Deadline): Promise<void> {
+      return observed(writer.request<void>({ kind: "record", input: usage, deadline }));
+    },
+  };
+
+  return {
+    dialect: "sqlite",
+    database,
+    ledger,
+    changes,
+    health,
+    location: options.file,
+    timeoutMs: options.timeoutMs,
+    migrate: () => migrateToLatest(migrationDatabase as unknown as Kysely<unknown>),
+    async probe(instanceId: string, deadline: Deadline): Promise<void> {
+      const fence = health.current;
+      if (fence?.kind === "replaced") throw fence;
+      await observed(writer.request({ kind: "probe", instanceId, deadline }));
+    },
+    async backup(destination: string): Promise<{ bytes: number }> {
+      return writer.request<{ bytes: number }>({
+        kind: "backup",
+        destination,
+        deadline: Date.now() + 3_600_000,
+      });
+    },
+    close,
+  };
+}

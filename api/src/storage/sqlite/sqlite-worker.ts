@@ -1,0 +1,597 @@
+/**
+ * The SQLite storage worker: a thread that owns one better-sqlite3
+ * connection, so no wait on the database — a lock another process holds,
+ * an fsync, a long report — ever blocks the event loop that serves HTTP
+ * (issue 21). The main thread talks to it through sqlite-client.ts.
+ *
+ * The `writer` runs every write. Writes that arrive together are
+ * group-committed: one `BEGIN IMMEDIATE … COMMIT`, each under its own
+ * savepoint so one failing statement does not undo the others, answered
+ * only after the commit — with `synchronous = FULL` whenever the batch
+ * holds anything but admissions and releases, so a settled request is on
+ * disk before its 200 leaves (issue 21 "Durable 200s"). A write meeting a
+ * lock waits `busyTimeoutMs` inside SQLite, then retries asynchronously
+ * until each request's deadline. Kysely transactions run alone, in order.
+ * The `reader` answers plain reads on its own connection (WAL readers never
+ * wait for the writer).
+ *
+ * Maintenance (writer): every `maintenanceIntervalMs` it compares the open
+ * file with the file at the path (a deleted or replaced file fences all
+ * writes), reports the write-ahead log's size, notices commits of other
+ * processes (`PRAGMA data_version`) for cache invalidation, and runs a
+ * truncating checkpoint so the log shrinks back after a long reader.
+ */
+import fs from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import SqliteDatabase, { type Statement } from "better-sqlite3";
+import { type StorageFailureData, sqliteFailureKind } from "../storage-error.js";
+import { SqliteLedger } from "./sqlite-ledger.js";
+import type {
+  LedgerRequest,
+  QueryRequest,
+  QueryResultData,
+  TransactionRequest,
+  WorkerEvent,
+  WorkerOptions,
+  WorkerRequest,
+  WorkerResponse,
+} from "./worker-protocol.js";
+
+const port = parentPort;
+if (port === null) throw new Error("sqlite-worker.ts runs only as a worker thread");
+const options = workerData as WorkerOptions;
+const isWriter = options.role === "writer";
+
+const connection = new SqliteDatabase(options.file, {
+  readonly: !isWriter,
+  fileMustExist: !isWriter,
+});
+connection.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
+if (isWriter) {
+  connection.pragma("journal_mode = WAL");
+  connection.pragma("foreign_keys = ON");
+  connection.pragma(`journal_size_limit = ${options.walLimitBytes}`);
+}
+const openedFile = fs.statSync(options.file);
+
+/** Statements prepared once per SQL text (a few dozen exist). */
+const statements = new Map<string, Statement>();
+function prepare(sql: string): Statement {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    statement = connection.prepare(sql);
+    if (statements.size >= 512) {
+      const oldest = statements.keys().next().value;
+      if (oldest !== undefined) statements.delete(oldest);
+    }
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+const ledger = new SqliteLedger(prepare);
+
+function post(message: WorkerResponse | WorkerEvent): void {
+  port?.postMessage(message);
+}
+
+function failureOf(error: unknown): StorageFailureData | undefined {
+  const code =
+    typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+  const kind = sqliteFailureKind(code);
+  if (kind === undefined) return undefined;
+  return {
+    kind,
+    detail: `${error instanceof Error ? error.message : String(error)} (${options.file})`,
+    ...(code === undefined ? {} : { code }),
+  };
+}
+
+function answerError(id: number, error: unknown): void {
+  const failure = failureOf(error);
+  if (failure !== undefined) {
+    post({ id, ok: false, failure });
+    return;
+  }
+  const code =
+    typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+  post({
+    id,
+    ok: false,
+    error: {
+      message: error instanceof Error ? error.message : String(error),
+      ...(code === undefined ? {} : { code }),
+    },
+  });
+}
+
+function runQuery(request: QueryRequest): QueryResultData {
+  const statement = prepare(request.sql);
+  const parameters = request.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { rows: [], numAffectedRows: changes, insertId: lastInsertRowid };
+}
+
+function runLedger(request: LedgerRequest): unknown {
+  switch (request.kind) {
+    case "admit":
+      return ledger.admit(request.input);
+    case "settle":
+      return ledger.settle(request.input);
+    case "release":
+      return ledger.release(request.input);
+    case "record":
+      ledger.record(request.input);
+      return undefined;
+  }
+}
+
+// --- state -----------------------------------------------------------------
+
+const queue: WorkerRequest[] = [];
+let drainScheduled = false;
+let openTransaction: number | null = null;
+let transactionTimer: NodeJS.Timeout | undefined;
+/** Transactions the worker rolled back on its own (idle too long); their late messages fail. */
+const abandoned = new Set<number>();
+/** Since when a write waits for another process's lock (null: not waiting). */
+let lockWaitSince: number | null = null;
+/** Whether the current wait was reported. */
+let waitReported = false;
+/** Why writes are fenced (the file was deleted or replaced), or null. */
+let fenced: string | null = null;
+/** Whether the last write failed for a storage reason (reported recovery follows). */
+let failing = false;
+let synchronous: "FULL" | "NORMAL" | undefined;
+let lastGeneration = -1;
+let lastDataVersion = -1;
+let closing = false;
+
+/** A transaction may sit idle this long before the worker rolls it back. */
+const TRANSACTION_IDLE_MS = 30_000;
+/** Delay before retrying a write that met another process's lock. */
+const LOCK_RETRY_MS = 10;
+/** A wait for another process's lock is reported once it lasts this long. */
+const LOCK_WAIT_REPORT_MS = 1_000;
+
+function scheduleDrain(delayMs = 0): void {
+  if (drainScheduled) return;
+  drainScheduled = true;
+  const run = () => {
+    drainScheduled = false;
+    drain();
+  };
+  if (delayMs === 0) setImmediate(run);
+  else setTimeout(run, delayMs);
+}
+
+function isPlainRead(request: WorkerRequest): boolean {
+  if (request.kind !== "query" || request.transaction !== null) return false;
+  try {
+    return prepare(request.sql).readonly;
+  } catch {
+    return true; // a statement that does not prepare fails on its own, outside any batch
+  }
+}
+
+/** Answers requests whose deadline passed while they waited; they never run. */
+function expire(now: number): void {
+  for (let index = queue.length - 1; index >= 0; index -= 1) {
+    const request = queue[index];
+    if (request === undefined || request.deadline > now) continue;
+    if (
+      openTransaction !== null &&
+      "transaction" in request &&
+      request.transaction === openTransaction
+    ) {
+      continue; // a transaction's own statements run; the idle watchdog bounds it
+    }
+    queue.splice(index, 1);
+    const kind = lockWaitSince === null ? "timeout" : "locked";
+    post({
+      id: request.id,
+      ok: false,
+      failure: {
+        kind,
+        detail:
+          kind === "locked"
+            ? `another process has held the write lock for ${now - (lockWaitSince ?? now)} ms (${options.file})`
+            : `the storage worker did not reach the request before its deadline (${options.file})`,
+      },
+    });
+  }
+}
+
+function isBusy(error: unknown): boolean {
+  return failureOf(error)?.kind === "locked";
+}
+
+function beginImmediate(): boolean {
+  try {
+    connection.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    if (isBusy(error)) {
+      const now = Date.now();
+      lockWaitSince ??= now;
+      // Said once per wait, and only for a wait that lasts (brief contention is normal).
+      if (!waitReported && now - lockWaitSince >= LOCK_WAIT_REPORT_MS) {
+        waitReported = true;
+        post({ event: "waiting", since: lockWaitSince });
+      }
+      return false;
+    }
+    throw error;
+  }
+  lockWaitSince = null;
+  waitReported = false;
+  return true;
+}
+
+function rollbackQuietly(): void {
+  // SQLite rolls back by itself on some errors (full, I/O); only roll back what is still open.
+  if (connection.inTransaction) {
+    try {
+      connection.exec("ROLLBACK");
+    } catch {
+      // The connection reports the real error on the next statement.
+    }
+  }
+}
+
+function reportFailure(error: unknown): void {
+  const failure = failureOf(error);
+  if (failure !== undefined) {
+    failing = true;
+    post({ event: "failure", failure });
+  }
+}
+
+function reportSuccess(): void {
+  if (failing) {
+    failing = false;
+    post({ event: "recovered" });
+  }
+}
+
+function setSynchronous(level: "FULL" | "NORMAL"): void {
+  if (synchronous === level) return;
+  connection.pragma(`synchronous = ${level}`);
+  synchronous = level;
+}
+
+function fencedFailure(id: number): void {
+  post({
+    id,
+    ok: false,
+    failure: { kind: "replaced", detail: `${fenced ?? "file replaced"} (${options.file})` },
+  });
+}
+
+/** Runs a group of writes in one transaction; false when the lock is held elsewhere. */
+function runBatch(batch: WorkerRequest[]): boolean {
+  if (fenced !== null) {
+    for (const request of batch) fencedFailure(request.id);
+    return true;
+  }
+  const durable = batch.some((request) => request.kind !== "admit" && request.kind !== "release");
+  setSynchronous(durable ? "FULL" : "NORMAL");
+  try {
+    if (!beginImmediate()) return false;
+  } catch (error) {
+    reportFailure(error);
+    for (const request of batch) answerError(request.id, error);
+    return true;
+  }
+  const results: WorkerResponse[] = [];
+  for (const request of batch) {
+    try {
+      connection.exec("SAVEPOINT request");
+      let value: unknown;
+      if (request.kind === "query") value = runQuery(request);
+      else if (request.kind === "probe") value = runProbe(request.instanceId);
+      else value = runLedger(request as LedgerRequest);
+      connection.exec("RELEASE request");
+      results.push({ id: request.id, ok: true, value });
+    } catch (error) {
+      if (failureOf(error) !== undefined || !connection.inTransaction) {
+        // Full, I/O, read-only, corrupt: the whole batch fails with the real error.
+        rollbackQuietly();
+        reportFailure(error);
+        for (const each of batch) answerError(each.id, error);
+        return true;
+      }
+      connection.exec("ROLLBACK TO request");
+      connection.exec("RELEASE request");
+      const code =
+        typeof error === "object" && error !== null && "code" in error
+          ? String(error.code)
+          : undefined;
+      results.push({
+        id: request.id,
+        ok: false,
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          ...(code === undefined ? {} : { code }),
+        },
+      });
+    }
+  }
+  try {
+    connection.exec("COMMIT");
+  } catch (error) {
+    rollbackQuietly();
+    reportFailure(error);
+    for (const request of batch) answerError(request.id, error);
+    return true;
+  }
+  reportSuccess();
+  // The change notice goes first, so caches are emptied before any caller reads again.
+  noticeChanges();
+  for (const result of results) post(result);
+  return true;
+}
+
+function runProbe(instanceId: string): { probedAt: string } {
+  const probedAt = new Date().toISOString();
+  // Reading a table of the schema proves migrations are there; the upsert proves the disk takes writes.
+  prepare("select count(*) as count from accounts where 0").get();
+  prepare(
+    "insert into storage_probes (instance_id, probed_at) values (?, ?) on conflict (instance_id) do update set probed_at = excluded.probed_at",
+  ).run(instanceId, probedAt);
+  return { probedAt };
+}
+
+function runTransactionItems(): void {
+  for (let index = 0; index < queue.length; ) {
+    const request = queue[index];
+    if (
+      request === undefined ||
+      !("transaction" in request) ||
+      request.transaction !== openTransaction
+    ) {
+      index += 1;
+      continue;
+    }
+    queue.splice(index, 1);
+    armTransactionWatchdog();
+    try {
+      if (request.kind === "query") {
+        post({ id: request.id, ok: true, value: runQuery(request) });
+      } else if (request.kind === "commit" || request.kind === "rollback") {
+        const committing = request.kind === "commit";
+        connection.exec(committing ? "COMMIT" : "ROLLBACK");
+        endTransaction();
+        if (committing) {
+          reportSuccess();
+          noticeChanges();
+        }
+        // After the change notice, so caches are emptied before the caller reads again.
+        post({ id: request.id, ok: true, value: undefined });
+        scheduleDrain();
+        return;
+      }
+    } catch (error) {
+      if (request.kind === "commit" || !connection.inTransaction) {
+        rollbackQuietly();
+        endTransaction();
+        reportFailure(error);
+        answerError(request.id, error);
+        scheduleDrain();
+        return;
+      }
+      answerError(request.id, error);
+    }
+  }
+}
+
+function armTransactionWatchdog(): void {
+  if (transactionTimer !== undefined) clearTimeout(transactionTimer);
+  const transaction = openTransaction;
+  transactionTimer = setTimeout(() => {
+    if (openTransaction !== transaction || transaction === null) return;
+    rollbackQuietly();
+    abandoned.add(transaction);
+    endTransaction();
+    scheduleDrain();
+  }, TRANSACTION_IDLE_MS);
+  transactionTimer.unref();
+}
+
+function endTransaction(): void {
+  openTransaction = null;
+  if (transactionTimer !== undefined) clearTimeout(transactionTimer);
+  transactionTimer = undefined;
+}
+
+/** Starts the transaction at the head of the queue; false when the lock is held elsewhere. */
+function startTransaction(request: TransactionRequest): boolean {
+  if (fenced !== null) {
+    queue.shift();
+    fencedFailure(request.id);
+    abandoned.add(request.transaction);
+    return true;
+  }
+  setSynchronous("FULL");
+  try {
+    if (!beginImmediate()) return false;
+  } catch (error) {
+    queue.shift();
+    reportFailure(error);
+    abandoned.add(request.transaction);
+    answerError(request.id, error);
+    return true;
+  }
+  queue.shift();
+  openTransaction = request.transaction;
+  armTransactionWatchdog();
+  post({ id: request.id, ok: true, value: undefined });
+  return true;
+}
+
+function drain(): void {
+  if (closing) return;
+  expire(Date.now());
+  if (openTransaction !== null) {
+    runTransactionItems();
+    return;
+  }
+  const batch: WorkerRequest[] = [];
+  const waiting: WorkerRequest[] = [];
+  while (queue.length > 0) {
+    const request = queue[0];
+    if (request === undefined || request.kind === "begin") break;
+    queue.shift();
+    if ("transaction" in request && request.transaction !== null) {
+      // A statement of a transaction that is not open: it was rolled back by the watchdog.
+      abandoned.delete(request.transaction);
+      post({
+        id: request.id,
+        ok: false,
+        error: { message: "the transaction was rolled back after being idle too long" },
+      });
+      continue;
+    }
+    if (!isWriter || isPlainRead(request)) {
+      try {
+        if (request.kind !== "query") throw new Error(`a ${request.kind} request needs the writer`);
+        post({ id: request.id, ok: true, value: runQuery(request) });
+      } catch (error) {
+        answerError(request.id, error);
+      }
+      continue;
+    }
+    if (request.kind === "checkpoint") {
+      waiting.push(request);
+      continue;
+    }
+    if (request.kind === "backup") {
+      startBackup(request.id, request.destination);
+      continue;
+    }
+    batch.push(request);
+  }
+  if (batch.length > 0 && !runBatch(batch)) {
+    queue.unshift(...batch, ...waiting);
+    scheduleDrain(LOCK_RETRY_MS);
+    return;
+  }
+  for (const request of waiting) {
+    try {
+      post({ id: request.id, ok: true, value: checkpoint() });
+    } catch (error) {
+      answerError(request.id, error);
+    }
+  }
+  const head = queue[0];
+  if (head?.kind === "begin") {
+    if (!startTransaction(head)) {
+      scheduleDrain(LOCK_RETRY_MS);
+      return;
+    }
+    if (queue.length > 0) scheduleDrain();
+  }
+}
+
+// --- maintenance -------------------------------------------------------------
+
+function checkpoint(): { walBytes: number } {
+  connection.pragma("wal_checkpoint(TRUNCATE)");
+  return { walBytes: walBytes() };
+}
+
+function walBytes(): number {
+  try {
+    return fs.statSync(`${options.file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Posts the change generation when rows that caches depend on changed. */
+function noticeChanges(): void {
+  try {
+    const row = prepare("select value from change_counter where id = 1").get() as
+      | { value: number }
+      | undefined;
+    const generation = Number(row?.value ?? 0);
+    if (generation !== lastGeneration) {
+      lastGeneration = generation;
+      post({ event: "changed", generation });
+    }
+  } catch {
+    // Before migrations the table does not exist yet.
+  }
+}
+
+function checkFileIdentity(): void {
+  if (fenced !== null) return;
+  let reason: string | null = null;
+  try {
+    const current = fs.statSync(options.file);
+    if (current.ino !== openedFile.ino || current.dev !== openedFile.dev) {
+      reason =
+        "the database file at the configured path is not the file this process opened (replaced)";
+    }
+  } catch {
+    reason = "the database file at the configured path was deleted";
+  }
+  if (reason !== null) {
+    fenced = reason;
+    post({ event: "replaced", detail: `${reason} (${options.file})` });
+  }
+}
+
+function startBackup(id: number, destination: string): void {
+  const temporary = `${destination}.partial-${process.pid}`;
+  connection
+    .backup(temporary)
+    .then(() => {
+      fs.chmodSync(temporary, 0o600);
+      fs.renameSync(temporary, destination);
+      post({ id, ok: true, value: { bytes: fs.statSync(destination).size } });
+    })
+    .catch((error: unknown) => {
+      fs.rmSync(temporary, { force: true });
+      answerError(id, error);
+    });
+}
+
+let ticks = 0;
+const CHECKPOINT_EVERY_TICKS = 10;
+if (isWriter) {
+  const timer = setInterval(() => {
+    if (closing) return;
+    ticks += 1;
+    checkFileIdentity();
+    try {
+      const version = Number(connection.pragma("data_version", { simple: true }));
+      if (version !== lastDataVersion) {
+        lastDataVersion = version;
+        noticeChanges();
+      }
+      if (ticks % CHECKPOINT_EVERY_TICKS === 0 && openTransaction === null && walBytes() > 0) {
+        checkpoint();
+      }
+    } catch {
+      // A locked or failing database is reported by the writes themselves.
+    }
+    post({ event: "stats", walBytes: walBytes() });
+  }, options.maintenanceIntervalMs);
+  timer.unref();
+  noticeChanges();
+}
+
+port.on("message", (message: WorkerRequest | { kind: "close" }) => {
+  if (message.kind === "close") {
+    closing = true;
+    rollbackQuietly();
+    try {
+      connection.close();
+    } finally {
+      port.close();
+    }
+    return;
+  }
+  queue.push(message);
+  scheduleDrain();
+});

@@ -1,0 +1,76 @@
+import type { Logger } from "../logging/logger.js";
+import { StorageUnavailableError } from "./storage-error.js";
+
+/**
+ * What the store last knew of itself: failing since when and why, or
+ * well. Fed by every storage call's outcome and the SQLite worker's
+ * reports; read by `/readyz`. Logs each incident once at error level with
+ * the underlying error and the store's location, and its end at info.
+ */
+export class StoreHealth {
+  private failure: { error: StorageUnavailableError; since: number } | undefined;
+  /** Set while the file at the path is not the file open: nothing clears it but a restart. */
+  private fence: StorageUnavailableError | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly location: string,
+  ) {}
+
+  /** The failure in force, if any: a fence (replaced file) first, then the latest failure. */
+  get current(): StorageUnavailableError | undefined {
+    return this.fence ?? this.failure?.error;
+  }
+
+  /**
+   * Awaits a storage call and records its outcome: a
+   * {@link StorageUnavailableError} as a failure, anything else as a sign
+   * the store answers.
+   */
+  async observe<T>(call: Promise<T>): Promise<T> {
+    try {
+      const value = await call;
+      if (this.failure !== undefined) this.recovered();
+      return value;
+    } catch (error) {
+      if (error instanceof StorageUnavailableError && error.kind !== "closed") this.failed(error);
+      else if (this.failure !== undefined) this.recovered();
+      throw error;
+    }
+  }
+
+  /** Records a failure; logs it when it starts an incident or changes its kind. */
+  failed(error: StorageUnavailableError): void {
+    if (this.failure === undefined || this.failure.error.kind !== error.kind) {
+      this.logger.error(
+        { kind: error.kind, detail: error.detail, store: this.location },
+        `storage failing: ${error.message}`,
+      );
+      this.failure = { error, since: Date.now() };
+    }
+  }
+
+  /** Records a success; logs the end of an incident. */
+  recovered(): void {
+    if (this.failure === undefined) return;
+    this.logger.info(
+      {
+        kind: this.failure.error.kind,
+        store: this.location,
+        failedForMs: Date.now() - this.failure.since,
+      },
+      "storage answering again",
+    );
+    this.failure = undefined;
+  }
+
+  /** Fences writes for good (the database file was deleted or replaced under the service). */
+  fenced(error: StorageUnavailableError): void {
+    if (this.fence !== undefined) return;
+    this.fence = error;
+    this.logger.error(
+      { kind: error.kind, detail: error.detail, store: this.location },
+      'the database file was deleted or replaced while in use: writes are refused; restore the file (docs/OPERATIONS.md "Backups") and restart the service',
+    );
+  }
+}
