@@ -74,22 +74,19 @@ export async function createServices(
   }
   const billing = createBilling(config, store, logger, overrides.billing);
   refundLateSettlement = (input, outcome) => {
-    // The request was answered 503; a settlement that committed after all is given back.
-    logger.error(
-      { requestId: input.usage.request_id, charged: outcome.chargedMicros },
-      "a settlement committed after its request was answered 503; refunding it",
-    );
-    if (outcome.chargedMicros > 0) {
-      void billing.balances
-        .topUp(
-          input.accountId,
-          outcome.chargedMicros,
-          `refund: request ${input.usage.request_id ?? input.usage.id} was answered 503`,
-        )
-        .catch((error: unknown) =>
-          logger.error({ err: error }, "refunding a late settlement failed"),
-        );
-    }
+    // Its request was answered 503 when the store did not answer in time.
+    if (outcome.chargedMicros === 0) return;
+    billing.balances
+      .reverseSettlement(input.usage.id, 503)
+      .then((refunded) =>
+        logger.warn(
+          { requestId: input.usage.request_id, refundedMicros: refunded },
+          "a settlement committed after its request was answered 503; reversed it",
+        ),
+      )
+      .catch((error: unknown) =>
+        logger.error({ err: error }, "reversing a late settlement failed"),
+      );
   };
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);

@@ -141,6 +141,51 @@ export class BalanceStore {
   }
 
   /**
+   * Undoes a settlement whose request was answered with an error after all
+   * — its commit happened, but the answer of the store came too late or was
+   * lost with the connection — so nothing is charged for a failed call: the
+   * usage row takes the status the client saw and no cost, and an
+   * `adjustment` entry gives the charge back, in one transaction.
+   *
+   * @param status - the status the client was answered with (503)
+   * @returns the micro-units given back (0 when no charged row has this ID)
+   */
+  async reverseSettlement(usageId: string, status: number): Promise<number> {
+    return this.database.transaction().execute(async (transaction) => {
+      const row = await transaction
+        .selectFrom("usage_records")
+        .select(["account_id", "cost_micros", "request_id"])
+        .where("id", "=", usageId)
+        .executeTakeFirst();
+      const cost = Number(row?.cost_micros ?? 0);
+      if (row === undefined || cost <= 0) return 0;
+      await transaction
+        .updateTable("usage_records")
+        .set({ status, cost_micros: 0 })
+        .where("id", "=", usageId)
+        .execute();
+      await transaction
+        .updateTable("accounts")
+        .set({ balance_micros: sql`balance_micros + ${cost}` })
+        .where("id", "=", row.account_id)
+        .execute();
+      await transaction
+        .insertInto("balance_entries")
+        .values({
+          id: ledgerEntryId(),
+          account_id: row.account_id,
+          kind: "adjustment",
+          amount_micros: cost,
+          usage_id: usageId,
+          note: `refund: request ${row.request_id ?? usageId} was answered ${status}`,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
+      return cost;
+    });
+  }
+
+  /**
    * Holds an amount on an account before a model call.
    *
    * @param requestId - stored with the reservation, for operators

@@ -90,7 +90,9 @@ export function createBilling(
     facilitator,
     database,
   );
-  const releases = new ReleaseRetries(store, logger);
+  const releases = new ReleaseRetries(store, logger, (usageId, status) =>
+    balances.reverseSettlement(usageId, status),
+  );
   let timer: NodeJS.Timeout | undefined;
   const sweepExpired = async () => {
     try {

@@ -98,6 +98,11 @@ export async function settle(
   const reservation = admission.reservation;
   if (reservation === undefined) throw new Error("a balance request reached settlement unreserved");
   const cost = billing.prices.costMicros(persona.modelRoute, output.usage);
+  const settledUsage = usageRow(
+    randomUUID(),
+    new Date().toISOString(),
+    usageOf(admission, persona, usage, 200, output),
+  );
   let charged: number;
   try {
     ({ chargedMicros: charged } = await store.ledger.settle(
@@ -106,18 +111,15 @@ export async function settle(
         accountId: reservation.accountId,
         heldMicros: reservation.amountMicros,
         costMicros: cost,
-        usage: usageRow(
-          randomUUID(),
-          new Date().toISOString(),
-          usageOf(admission, persona, usage, 200, output),
-        ),
+        usage: settledUsage,
         entryId: ledgerEntryId(),
       },
       deadline(),
     ));
   } catch (error) {
-    // Not settled, not charged: give the reservation back (retried while the store is down).
-    await releaseAfterFailure(context, admission, persona, usage, error);
+    // Not settled, not charged: give the reservation back (retried while the store is
+    // down). Should the settlement have committed with its answer lost, it is reversed.
+    await releaseAfterFailure(context, admission, persona, usage, error, settledUsage.id);
     throw error;
   }
   if (charged < cost) {
@@ -154,6 +156,9 @@ async function recordFailure(
  * After a failed model call or settlement: nothing is charged, the
  * reservation is released with the failed request's usage row (status of
  * the error), an x402 payment is forgotten unsettled.
+ *
+ * @param settledUsageId - the usage row of a settlement that failed: if it
+ *   committed after all, it is reversed
  */
 export async function releaseAfterFailure(
   context: PipelineContext,
@@ -161,6 +166,7 @@ export async function releaseAfterFailure(
   persona: Persona,
   usage: UsageContext,
   error: unknown,
+  settledUsageId?: string,
 ): Promise<void> {
   const status = statusOf(error);
   const { payer, reservation } = admission;

@@ -30,7 +30,8 @@ export interface Ledger {
   settle(input: SettleInput, deadline: Deadline): Promise<SettleOutcome>;
   /**
    * Ends a reservation without charging, writing the failed request's
-   * usage row with it.
+   * usage row with it (only when the reservation was still there: when it
+   * is gone, the request was settled after all or swept).
    *
    * @returns false when the reservation was already gone
    */

@@ -4,6 +4,7 @@ import { playgroundMigration } from "../playground/playground-migration.js";
 import { rateLimitMigration } from "../rate-limits/rate-limit-migration.js";
 import { coreMigration } from "./core-migration.js";
 import { StorageStartupError } from "./startup-error.js";
+import { StorageUnavailableError } from "./storage-error.js";
 import { storageMigration } from "./storage-migration.js";
 
 /**
@@ -28,6 +29,7 @@ async function unknownMigrations(database: Kysely<unknown>): Promise<string[]> {
     rows = (await sql<{ name: string }>`select name from kysely_migration`.execute(database)).rows;
   } catch (error) {
     // A new database has no migration table yet.
+    if (error instanceof StorageUnavailableError && error.kind === "no_schema") return [];
     if (/no such table|does not exist/iu.test(String(error))) return [];
     throw error;
   }

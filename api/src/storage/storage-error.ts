@@ -13,6 +13,7 @@
  * - `read_only`: the file or server only accepts reads
  * - `corrupt`: the file is not a sound SQLite database
  * - `replaced`: the file at the configured path is not the file open (deleted or swapped)
+ * - `no_schema`: the database has none of the service's tables (an empty or recreated database)
  * - `closed`: the store is shutting down
  */
 export type StorageFailureKind =
@@ -24,6 +25,7 @@ export type StorageFailureKind =
   | "read_only"
   | "corrupt"
   | "replaced"
+  | "no_schema"
   | "closed";
 
 const DESCRIPTIONS: Record<StorageFailureKind, string> = {
@@ -35,6 +37,7 @@ const DESCRIPTIONS: Record<StorageFailureKind, string> = {
   read_only: "the database only accepts reads",
   corrupt: "the database file is damaged",
   replaced: "the database file was deleted or replaced while in use",
+  no_schema: "the database has no schema (an empty or recreated database; restart to migrate)",
   closed: "the service is shutting down",
 };
 
@@ -48,6 +51,7 @@ const RETRY_AFTER_SECONDS: Record<StorageFailureKind, number> = {
   read_only: 30,
   corrupt: 60,
   replaced: 60,
+  no_schema: 60,
   closed: 5,
 };
 
@@ -81,9 +85,23 @@ export interface StorageFailureData {
   code?: string;
 }
 
-/** A SQLite result code (or its extended form) → the kind of failure, or undefined for a query's own error. */
-export function sqliteFailureKind(code: string | undefined): StorageFailureKind | undefined {
+/**
+ * A SQLite result code (or its extended form) and message → the kind of
+ * failure, or undefined for a query's own error.
+ */
+export function sqliteFailureKind(
+  code: string | undefined,
+  message = "",
+): StorageFailureKind | undefined {
   if (code === undefined) return undefined;
+  if (
+    code === "SQLITE_ERROR" &&
+    /^no such table: (?:accounts|api_keys|personas|usage_records|rate_limit_buckets|balance_reservations|storage_probes)\b/u.test(
+      message,
+    )
+  ) {
+    return "no_schema";
+  }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "locked";
   if (code === "SQLITE_FULL") return "full";
   if (code.startsWith("SQLITE_IOERR")) return "io";
@@ -118,6 +136,8 @@ export function postgresFailureKind(error: unknown): StorageFailureKind | undefi
   const message = error instanceof Error ? error.message : "";
   if (code !== undefined && SOCKET_CODES.has(code)) return "unreachable";
   if (code === "53100") return "full";
+  // undefined_table: the service's tables are gone (an empty or recreated database).
+  if (code === "42P01") return "no_schema";
   if (code === "25006") return "read_only";
   if (code === "57014") return "timeout";
   if (code !== undefined && (code.startsWith("08") || /^57P0[1-3]$/u.test(code))) {

@@ -1,14 +1,20 @@
 import type { Logger } from "../logging/logger.js";
 import { StorageUnavailableError } from "./storage-error.js";
 
+/** A failure of a kind already logged this recently is not logged again. */
+const REPEAT_LOG_MS = 60_000;
+
 /**
  * What the store last knew of itself: failing since when and why, or
  * well. Fed by every storage call's outcome and the SQLite worker's
  * reports; read by `/readyz`. Logs each incident once at error level with
- * the underlying error and the store's location, and its end at info.
+ * the underlying error and the store's location (a kind that comes and
+ * goes at most once a minute), and its end at info.
  */
 export class StoreHealth {
-  private failure: { error: StorageUnavailableError; since: number } | undefined;
+  private failure: { error: StorageUnavailableError; since: number; logged: boolean } | undefined;
+  /** When each kind of failure was last logged (Unix ms). */
+  private readonly lastLogged = new Map<string, number>();
   /** Set while the file at the path is not the file open: nothing clears it but a restart. */
   private fence: StorageUnavailableError | undefined;
 
@@ -39,28 +45,37 @@ export class StoreHealth {
     }
   }
 
-  /** Records a failure; logs it when it starts an incident or changes its kind. */
+  /** Records a failure; logs it when it starts an incident of a kind not logged in the last minute. */
   failed(error: StorageUnavailableError): void {
-    if (this.failure === undefined || this.failure.error.kind !== error.kind) {
+    if (this.failure !== undefined && this.failure.error.kind === error.kind) return;
+    const now = Date.now();
+    const logged = this.lastLogged.get(error.kind);
+    // A failure that comes and goes (a full disk whose log is reused after each
+    // checkpoint) is one incident to the operator: said once a minute at most.
+    const quiet = logged !== undefined && now - logged < REPEAT_LOG_MS;
+    if (!quiet) {
+      this.lastLogged.set(error.kind, now);
       this.logger.error(
         { kind: error.kind, detail: error.detail, store: this.location },
         `storage failing: ${error.message}`,
       );
-      this.failure = { error, since: Date.now() };
     }
+    this.failure = { error, since: now, logged: !quiet };
   }
 
-  /** Records a success; logs the end of an incident. */
+  /** Records a success; logs the end of an incident that was logged. */
   recovered(): void {
     if (this.failure === undefined) return;
-    this.logger.info(
-      {
-        kind: this.failure.error.kind,
-        store: this.location,
-        failedForMs: Date.now() - this.failure.since,
-      },
-      "storage answering again",
-    );
+    if (this.failure.logged) {
+      this.logger.info(
+        {
+          kind: this.failure.error.kind,
+          store: this.location,
+          failedForMs: Date.now() - this.failure.since,
+        },
+        "storage answering again",
+      );
+    }
     this.failure = undefined;
   }
 

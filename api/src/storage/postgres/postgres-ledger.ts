@@ -169,7 +169,7 @@ const RELEASE_SQL = `with removed as (
   where id = $2::text and exists (select 1 from removed) returning id
 ), usage_row as (
   insert into usage_records (${USAGE_COLUMNS})
-  select ${usagePlaceholders(4)} where $4::text is not null returning id
+  select ${usagePlaceholders(4)} where $4::text is not null and exists (select 1 from removed) returning id
 )
 select exists (select 1 from removed) as released, (select count(*) from updated) + (select count(*) from usage_row) as written`;
 

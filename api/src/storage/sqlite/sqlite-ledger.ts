@@ -197,7 +197,11 @@ export class SqliteLedger {
         input.accountId,
       );
     }
-    if (input.usage !== undefined) this.prepare(INSERT_USAGE_SQL).run(usageValues(input.usage));
+    // Without the reservation the request was settled after all (its answer lost) or
+    // swept: its row is not written twice.
+    if (removed.changes > 0 && input.usage !== undefined) {
+      this.prepare(INSERT_USAGE_SQL).run(usageValues(input.usage));
+    }
     return removed.changes > 0;
   }
 

@@ -77,7 +77,7 @@ function post(message: WorkerResponse | WorkerEvent): void {
 function failureOf(error: unknown): StorageFailureData | undefined {
   const code =
     typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
-  const kind = sqliteFailureKind(code);
+  const kind = sqliteFailureKind(code, error instanceof Error ? error.message : "");
   if (kind === undefined) return undefined;
   return {
     kind,
@@ -267,14 +267,23 @@ function fencedFailure(id: number): void {
   });
 }
 
+/**
+ * Whether a write must be on disk before it is answered: everything but
+ * admissions and releases, whose loss in a power failure loses no money
+ * and no record (a reservation lost with its request; the sweeper and the
+ * restart release the rest).
+ */
+function isDurable(request: WorkerRequest): boolean {
+  return request.kind !== "admit" && request.kind !== "release";
+}
+
 /** Runs a group of writes in one transaction; false when the lock is held elsewhere. */
 function runBatch(batch: WorkerRequest[]): boolean {
   if (fenced !== null) {
     for (const request of batch) fencedFailure(request.id);
     return true;
   }
-  const durable = batch.some((request) => request.kind !== "admit" && request.kind !== "release");
-  setSynchronous(durable ? "FULL" : "NORMAL");
+  setSynchronous(batch.some(isDurable) ? "FULL" : "NORMAL");
   try {
     if (!beginImmediate()) return false;
   } catch (error) {
@@ -470,10 +479,16 @@ function drain(): void {
     }
     batch.push(request);
   }
-  if (batch.length > 0 && !runBatch(batch)) {
-    queue.unshift(...batch, ...waiting);
-    scheduleDrain(LOCK_RETRY_MS);
-    return;
+  // Admissions and releases need no fsync: they commit first, on their own, so
+  // they are not kept waiting behind the settlements' flush to disk.
+  const quick = batch.filter((request) => !isDurable(request));
+  const durable = batch.filter(isDurable);
+  for (const group of [quick, durable]) {
+    if (group.length > 0 && !runBatch(group)) {
+      queue.unshift(...(group === quick ? batch : durable), ...waiting);
+      scheduleDrain(LOCK_RETRY_MS);
+      return;
+    }
   }
   for (const request of waiting) {
     try {
