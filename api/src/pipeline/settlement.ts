@@ -180,16 +180,19 @@ export async function releaseAfterFailure(
     return;
   }
   try {
-    await context.billing.releases.release({
-      reservationId: reservation.id,
-      accountId: reservation.accountId,
-      amountMicros: reservation.amountMicros,
-      usage: usageRow(
-        randomUUID(),
-        new Date().toISOString(),
-        usageOf(admission, persona, usage, status),
-      ),
-    });
+    await context.billing.releases.release(
+      {
+        reservationId: reservation.id,
+        accountId: reservation.accountId,
+        amountMicros: reservation.amountMicros,
+        usage: usageRow(
+          randomUUID(),
+          new Date().toISOString(),
+          usageOf(admission, persona, usage, status),
+        ),
+      },
+      settledUsageId === undefined ? undefined : { usageId: settledUsageId, status },
+    );
   } catch (releaseError) {
     context.logger.error({ err: releaseError }, "releasing a reservation failed; the sweeper will");
   }
