@@ -139,6 +139,47 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
       });
     });
 
+    it("reverses a settlement that committed although its request was answered 503", async () => {
+      const { balances, releases } = services.billing;
+      const account = await services.accounts.create("Lost answer");
+      await balances.topUp(account.id, 10_000);
+      const reservation = defined(await balances.reserve(account.id, 1_000, "lost-answer"));
+      // The settlement commits, but its request was answered 503 (the answer was lost) …
+      const { usageId, chargedMicros } = await balances.settle(reservation, 700, {
+        accountId: account.id,
+        apiKeyId: null,
+        personaId: null,
+        endpoint: "generate",
+        status: 200,
+        inputTokens: 1,
+        outputTokens: 1,
+        costMicros: 0,
+        requestId: "lost-answer",
+        paymentMethod: "balance",
+        paymentReference: null,
+      });
+      expect(chargedMicros).toBe(700);
+      // … so the pipeline releases: the reservation is gone, and the charge is reversed.
+      await releases.release(
+        {
+          reservationId: defined(reservation.id ?? undefined),
+          accountId: account.id,
+          amountMicros: 1_000,
+        },
+        { usageId, status: 503 },
+      );
+      const balance = await balances.balanceOf(account.id);
+      expect(balance).toMatchObject({ balanceMicros: 10_000, reservedMicros: 0 });
+      expect(await balances.ledgerSum(account.id)).toBe(10_000);
+      const [row] = await services.billing.usage.findByRequestIds(["lost-answer"]);
+      expect(row).toMatchObject({ status: 503, costMicros: 0 });
+      expect((await balances.entries(account.id)).map((entry) => entry.kind)).toEqual([
+        "topup",
+        "charge",
+        "adjustment",
+      ]);
+    });
+
     it("never reserves more than the balance under concurrency", async () => {
       const { balances } = services.billing;
       const account = await services.accounts.create("Concurrent");
