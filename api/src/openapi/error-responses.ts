@@ -77,10 +77,6 @@ function jsonErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
 
 function completionErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
   const types = codes.map((code) => ERROR_TABLE[code].completionType);
-  const completionCodes = codes.map((code) => {
-    const entry = ERROR_TABLE[code];
-    return "completionCode" in entry ? entry.completionCode : null;
-  });
   return {
     ...ref("CompletionError"),
     type: "object",
@@ -89,7 +85,6 @@ function completionErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
         type: "object",
         properties: {
           type: { enum: uniqueSorted(types) },
-          code: { enum: uniqueSorted(completionCodes) },
         },
       },
     },
