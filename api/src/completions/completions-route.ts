@@ -37,7 +37,8 @@ export function createCompletionsRouter(services: Services): Router {
       const persona = admission.persona;
       let messages: Message[];
       let prompt: string;
-      if (body.messages !== undefined) {
+      // A null `prompt` or `messages` counts as absent (the schema let exactly one through).
+      if (body.messages !== undefined && body.messages !== null) {
         messages = body.messages;
         const last = messages[messages.length - 1];
         prompt = last === undefined ? "" : contentText(last.content);
