@@ -94,6 +94,14 @@ export function createApp(services: Services): Express {
       });
     });
   }
+  // Under /api/v1 the clients are completions-style ones (spec §4.3): they parse this object.
+  app.use(API_PREFIX, (request, response) => {
+    setErrorStyle(response, "completions");
+    throw new ServiceError(
+      "route_not_found",
+      `no route for ${request.method} ${request.baseUrl}${request.path}; the endpoints are POST ${Object.values(ENDPOINT_PATHS).join(", ")}`,
+    );
+  });
   app.use((request, _response) => {
     throw new ServiceError("route_not_found", `no route for ${request.method} ${request.path}`);
   });

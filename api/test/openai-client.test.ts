@@ -93,3 +93,18 @@ describe("the official openai client with messages (spec §4.3 rule 1)", () => {
     expect(badRequest.message).toBe("400 prompt: send either prompt or messages");
   });
 });
+
+describe("the official openai client on a path the service does not have", () => {
+  it("raises NotFoundError with the service's message (the completions error object)", async () => {
+    const error = await client.chat.completions
+      .create({ model: service.persona.id, messages: [{ role: "user", content: "Hi" }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    const notFound = error as InstanceType<typeof OpenAI.NotFoundError>;
+    expect(notFound.type).toBe("invalid_request_error");
+    expect(notFound.code).toBeNull();
+    expect(notFound.message).toBe(
+      "404 no route for POST /api/v1/chat/completions; the endpoints are POST /api/v1/generate, /api/v1/personify, /api/v1/completions",
+    );
+  });
+});
