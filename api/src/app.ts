@@ -66,7 +66,13 @@ export function createApp(services: Services): Express {
     response.json({ status: "ok" });
   });
 
-  app.use(createMetricsRouter(services.metrics, services.config.PERSONA_METRICS_TOKEN));
+  app.use(
+    createMetricsRouter(
+      services.metrics,
+      services.config.PERSONA_METRICS_TOKEN,
+      services.config.PERSONA_ALLOWED_HOSTS,
+    ),
+  );
   const document = buildOpenApiDocument(
     services.config.PERSONA_PUBLIC_URL === undefined
       ? {}

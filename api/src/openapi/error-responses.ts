@@ -20,6 +20,8 @@ export const ERROR_MEANINGS = {
   upstream_timeout: "the model provider did not answer within the configured timeout",
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
+  host_not_allowed:
+    "a loopback client sent a Host that is not a loopback name, an IP address or in PERSONA_ALLOWED_HOSTS (DNS-rebinding guard)",
   payment_required: "a payment challenge (x402) for a self-serve persona when no API key is sent",
   payment_facilitator_error: "the x402 facilitator could not verify or settle the payment",
   insufficient_balance: "the account's balance does not cover the request",
