@@ -1,5 +1,5 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../../test-support/raw-request.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 // The DNS-rebinding guard (http/host-check.ts): a page whose own name was made
@@ -18,31 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-/** A GET with a chosen Host header (fetch does not let a caller set it). */
-function getWithHost(
+/** A GET under a chosen Host, with the body as text. */
+async function getWithHost(
   pathname: string,
   host: string,
 ): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(
-      { host: "127.0.0.1", port, path: pathname, headers: { host } },
-      (response) => {
-        let body = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          body += chunk;
-        });
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            type: response.headers["content-type"] ?? "",
-            body,
-          }),
-        );
-      },
-    );
-    request.on("error", reject);
-  });
+  const answer = await rawRequest(service.url, pathname, { host });
+  return { status: answer.status, type: answer.type, body: answer.text };
 }
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "app.localhost"];

@@ -1,5 +1,5 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../../test-support/raw-request.js";
 import type { RunningExampleServer } from "../server/server.js";
 import { type StandIn, startExample, startStandIn } from "./support/example-fixture.js";
 
@@ -39,40 +39,8 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** A request with a chosen Host header (fetch does not let a caller set it). */
-function send(
-  method: "GET" | "POST",
-  pathname: string,
-  host: string,
-  body?: unknown,
-): Promise<{ status: number; type: string; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: "127.0.0.1",
-        port: example.port,
-        method,
-        path: pathname,
-        headers: { host, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            type: response.headers["content-type"] ?? "",
-            text,
-          }),
-        );
-      },
-    );
-    request.on("error", reject);
-    request.end(body === undefined ? undefined : JSON.stringify(body));
-  });
+function send(method: "GET" | "POST", pathname: string, host: string, body?: unknown) {
+  return rawRequest(example.url, pathname, { method, host, body });
 }
 
 const chat = { messages: [{ role: "user", content: "Hello!" }] };
