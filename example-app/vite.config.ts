@@ -6,6 +6,12 @@ import { defineConfig } from "vite";
 // EXAMPLE_API_PORT (default 5174). `npm run build`: the front end goes to
 // dist/web, which the express server serves in production.
 const apiPort = Number(process.env.EXAMPLE_API_PORT ?? 5174);
+// The same host names the express server allows (server/host-check.ts), so
+// `npm run dev` answers the same Host values as `npm start`.
+const allowedHosts = (process.env.EXAMPLE_ALLOWED_HOSTS ?? "")
+  .split(",")
+  .map((host) => host.trim())
+  .filter((host) => host !== "");
 
 export default defineConfig({
   plugins: [react()],
@@ -20,6 +26,7 @@ export default defineConfig({
   server: {
     host: process.env.EXAMPLE_HOST ?? "127.0.0.1",
     port: Number(process.env.EXAMPLE_PORT ?? 5173),
+    allowedHosts,
     proxy: { "/api": `http://127.0.0.1:${apiPort}` },
   },
 });

@@ -77,7 +77,13 @@ export function createApp(services: Services): Express {
     ),
   );
 
-  app.use(createMetricsRouter(services.metrics, services.config.PERSONA_METRICS_TOKEN));
+  app.use(
+    createMetricsRouter(
+      services.metrics,
+      services.config.PERSONA_METRICS_TOKEN,
+      services.config.PERSONA_ALLOWED_HOSTS,
+    ),
+  );
   const document = buildOpenApiDocument(
     services.config.PERSONA_PUBLIC_URL === undefined
       ? {}
@@ -106,6 +112,14 @@ export function createApp(services: Services): Express {
       });
     });
   }
+  // Under /api/v1 the clients are completions-style ones (spec §4.3): they parse this object.
+  app.use(API_PREFIX, (request, response) => {
+    setErrorStyle(response, "completions");
+    throw new ServiceError(
+      "route_not_found",
+      `no route for ${request.method} ${request.baseUrl}${request.path}; the endpoints are POST ${Object.values(ENDPOINT_PATHS).join(", ")}`,
+    );
+  });
   app.use((request, _response) => {
     throw new ServiceError("route_not_found", `no route for ${request.method} ${request.path}`);
   });

@@ -162,19 +162,18 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         const raw = await who.post("/api/v1/completions", { model: who.persona.id, prompt: "Hi" });
         expect(completionErrorBodySchema.strict().parse(await raw.json()).error).toMatchObject({
           type: "insufficient_quota",
-          code: "insufficient_quota",
+          code: null,
           param: null,
         });
         const error = await who.client.completions
           .create({ model: who.persona.id, prompt: "Hi" })
           .catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-        expect((error as InstanceType<typeof OpenAI.RateLimitError>).code).toBe(
-          "insufficient_quota",
-        );
-        expect((error as InstanceType<typeof OpenAI.RateLimitError>).type).toBe(
-          "insufficient_quota",
-        );
+        const quotaError = error as InstanceType<typeof OpenAI.RateLimitError>;
+        // Spec §7.3: `code` is null; the cause is in `type` and the message.
+        expect(quotaError.code).toBeNull();
+        expect(quotaError.type).toBe("insufficient_quota");
+        expect(quotaError.message).toMatch(/^429 insufficient balance/u);
         expect(await ledgerMatches(who.accountId)).toBe(0);
       });
 
@@ -272,8 +271,11 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
             .catch((caught: unknown) => caught);
           expect(error).toBeInstanceOf(OpenAI.RateLimitError);
           const rateLimitError = error as InstanceType<typeof OpenAI.RateLimitError>;
-          expect(rateLimitError.code).toBe("rate_limit_exceeded");
+          expect(rateLimitError.code).toBeNull();
           expect(rateLimitError.type).toBe("rate_limit_error");
+          // The cause is in `type` and the message, which the SDK shows as it is.
+          expect(rateLimitError.message).toMatch(/^429 rate limit/u);
+          expect(rateLimitError.message).toContain(`1 requests per ${window}`);
           expect(Number(rateLimitError.headers?.get("retry-after"))).toBeGreaterThan(seconds - 5);
           expect(await ledgerMatches(who.accountId)).toBe(10_000 - OFFLINE_PRICE);
         });

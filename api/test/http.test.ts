@@ -1,3 +1,4 @@
+import { completionErrorBodySchema } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, type TestService } from "./support/test-service.js";
 
@@ -59,6 +60,30 @@ describe("HTTP behaviour common to the endpoints (spec §4 common rules, §7)", 
     });
     expect(echoed.headers.get("x-request-id")).toBe("abc-123");
     expect(await echoed.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers unknown paths under /api/v1 with the completions error object, others as before", async () => {
+    for (const [method, path] of [
+      ["POST", "/api/v1/chat/completions"],
+      ["GET", "/api/v1/models"],
+      ["GET", "/api/v1"],
+    ] as const) {
+      const response = await fetch(`${service.url}${path}`, { method });
+      expect(response.status, path).toBe(404);
+      expect(completionErrorBodySchema.strict().parse(await response.json()).error).toEqual({
+        message: expect.stringMatching(/^no route for .+; the endpoints are POST \/api\/v1\//u),
+        type: "invalid_request_error",
+        param: null,
+        code: null,
+      });
+    }
+    for (const path of ["/api/v2/completions", "/api/v1x", "/nothing"]) {
+      const response = await fetch(`${service.url}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(await response.json()).toEqual({
+        error: { type: "route_not_found", message: `no route for GET ${path}` },
+      });
+    }
   });
 
   it("never answers 500 to odd bodies", async () => {

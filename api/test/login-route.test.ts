@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { LOGIN_PATH } from "@persona-reply/shared";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AllowedEmailStore } from "../src/playground/allowed-email-store.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import { csrfIn, hiddenField, PageClient } from "./support/page-client.js";
 import { startTestService, type TestService } from "./support/test-service.js";
@@ -37,6 +38,11 @@ function loginUrl(overrides: Record<string, string | undefined> = {}): string {
 }
 
 async function signedInClient(): Promise<PageClient> {
+  // A session counts while its address is allowed for its account (as the operator set it).
+  await new AllowedEmailStore(service.services.database).allow(
+    "owner@example.com",
+    service.accountId,
+  );
   const sessions = new SessionStore(service.services.database, 3_600_000);
   const { token } = await sessions.create({
     accountId: service.accountId,

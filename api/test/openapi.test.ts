@@ -251,7 +251,10 @@ describe("real responses of the running service match the document", () => {
       "/api/v1/completions",
       json({ model: persona.id, prompt: "Hi" }, { "x-api-key": key }),
     );
-    expect(JSON.parse(completions.text).error.code).toBe("rate_limit_exceeded");
+    expect(JSON.parse(completions.text).error).toMatchObject({
+      type: "rate_limit_error",
+      code: null,
+    });
 
     const broke = await services.accounts.create("Broke customer");
     const brokePersona = await services.personas.create(broke.id, {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AllowedEmailStore } from "../src/playground/allowed-email-store.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import { readExamplePersona } from "../src/seed/demo-seed.js";
 import { csrfIn, PageClient } from "./support/page-client.js";
@@ -14,6 +15,8 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 async function signedIn(accountId = service.accountId): Promise<PageClient> {
+  // A session counts while its address is allowed for its account (as the operator set it).
+  await new AllowedEmailStore(service.services.database).allow("owner@example.com", accountId);
   const { token } = await new SessionStore(service.services.database, 3_600_000).create({
     accountId,
     email: "owner@example.com",
@@ -157,5 +160,32 @@ describe("/keys over plain HTTP", () => {
     const revoked = await client.postForm(`/keys/${mine?.id}/revoke`, { _csrf: listed.csrf });
     expect(revoked.status).toBe(303);
     expect((await service.services.keys.findByKey(key))?.revokedAt).not.toBeNull();
+  });
+});
+
+describe("a session follows its address's account", () => {
+  it("stops working once the address belongs to another account, even with no session revoked", async () => {
+    const client = await signedIn();
+    const { csrf } = await client.page("/playground");
+    const other = await service.services.accounts.create("Another customer");
+    // The store alone, as a direct edit would: only the session check stands in the way.
+    const emails = new AllowedEmailStore(service.services.database);
+    await emails.allow("owner@example.com", other.id);
+    try {
+      const page = await client.request("/keys");
+      expect(page.status).toBe(303);
+      expect(page.headers.get("location")).toBe("/sign-in?return_to=%2Fkeys");
+      const call = await callJson(
+        client,
+        "/playground/api/generate",
+        { personaId: service.persona.id, messages: [{ role: "user", content: "Hi" }] },
+        csrf,
+      );
+      // Its CSRF token was bound to the session, so the refusal may come from either check.
+      expect([401, 403]).toContain(call.status);
+      expect(call.body.error).toBeDefined();
+    } finally {
+      await emails.allow("owner@example.com", service.accountId);
+    }
   });
 });

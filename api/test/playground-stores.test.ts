@@ -108,6 +108,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
       describe("sessions", () => {
         it("are found by their secret until revoked or expired", async () => {
           const sessions = new SessionStore(database, 60_000);
+          await new AllowedEmailStore(database).allow("b@example.com", accountId);
           const start = new Date();
           const { session, token } = await sessions.create(
             { accountId, email: "b@example.com", userAgent: "x".repeat(500) },
@@ -121,6 +122,25 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
           expect(await sessions.revoke(session.id, "someone-else@example.com")).toBe(false);
           expect(await sessions.revoke(session.id, "b@example.com")).toBe(true);
           expect(await sessions.findByToken(token, start)).toBeUndefined();
+        });
+
+        it("end when their address is moved to another account or withdrawn", async () => {
+          const sessions = new SessionStore(database, 60_000);
+          const emails = new AllowedEmailStore(database);
+          const other = (await new AccountStore(database).create("Other")).id;
+          await emails.allow("moved@example.com", accountId);
+          const { token } = await sessions.create({
+            accountId,
+            email: "moved@example.com",
+            userAgent: undefined,
+          });
+          expect((await sessions.findByToken(token))?.accountId).toBe(accountId);
+          await emails.allow("moved@example.com", other);
+          expect(await sessions.findByToken(token)).toBeUndefined();
+          await emails.allow("moved@example.com", accountId);
+          expect((await sessions.findByToken(token))?.accountId).toBe(accountId);
+          await emails.remove("moved@example.com");
+          expect(await sessions.findByToken(token)).toBeUndefined();
         });
 
         it("are all ended for an address", async () => {

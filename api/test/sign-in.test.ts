@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  type CaughtMail,
   type MailCatcher,
   signInLinkIn,
   startMailCatcher,
 } from "../../test-support/mail-catcher.js";
 import { type ApiFixture, startApi } from "../../test-support/spawn-service.js";
 import { hiddenField, PageClient } from "./support/page-client.js";
+import { followLink, requestLink } from "./support/sign-in-flow.js";
 
 // The e-mail sign-in of the playground against the real service process and
 // a real SMTP server (smtp-server) on loopback ports.
@@ -27,28 +27,6 @@ afterAll(async () => {
   await api?.stop();
   await mail?.close();
 });
-
-async function requestLink(client: PageClient, email: string, returnTo?: string) {
-  const form = await client.page(
-    returnTo === undefined ? "/sign-in" : `/sign-in?return_to=${encodeURIComponent(returnTo)}`,
-  );
-  const fields: Record<string, string> = { _csrf: form.csrf, email };
-  const returnField = hiddenField(form.html, "return_to");
-  if (returnField !== undefined) fields.return_to = returnField;
-  return client.postForm("/sign-in", fields);
-}
-
-async function followLink(client: PageClient, caught: CaughtMail) {
-  const link = new URL(signInLinkIn(caught));
-  expect(link.origin).toBe(api.baseUrl);
-  const confirm = await client.page(link.pathname + link.search);
-  expect(confirm.status).toBe(200);
-  expect(confirm.html).toContain(allowed);
-  return client.postForm("/sign-in/verify", {
-    _csrf: confirm.csrf,
-    token: hiddenField(confirm.html, "token") ?? "",
-  });
-}
 
 describe("e-mail sign-in (real SMTP)", () => {
   it("mails a one-time link to an allowed address; following it signs in", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { ExampleConfig } from "./config.js";
 import { ExampleAppError, toErrorResponse, validationError } from "./errors.js";
+import { checkHost } from "./host-check.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { chatRoute } from "./routes/chat-route.js";
 import { personifyRoute } from "./routes/personify-route.js";
@@ -43,7 +44,9 @@ export interface AppOptions {
  * Builds the example app's express server: `POST /api/quickstart`,
  * `POST /api/chat`, `POST /api/personify` (spec §4.6), and the built front
  * end for `GET /`, `/chat`, `/personify` with its assets. Every failure of
- * an `/api` route is answered `{ error: { type, message } }`.
+ * an `/api` route is answered `{ error: { type, message } }`. Loopback
+ * requests under a foreign `Host` are refused first (DNS rebinding; see
+ * {@link checkHost}).
  *
  * @param config - from {@link loadConfig}
  * @example
@@ -56,6 +59,7 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
   const app = express();
   app.disable("x-powered-by");
   app.use(securityHeaders);
+  app.use(checkHost(config.allowedHosts));
 
   app.use("/api", express.json({ limit: BODY_LIMIT }));
   app.post("/api/quickstart", quickstartRoute(resolveTarget));

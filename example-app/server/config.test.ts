@@ -106,4 +106,18 @@ describe("loadConfig", () => {
       /^EXAMPLE_MAX_RETRIES must be an integer from 0 to 5$/u,
     );
   });
+
+  it("reads EXAMPLE_ALLOWED_HOSTS as host names, and rejects a port or a URL by name", () => {
+    expect(loadConfig({ environment: {}, envFiles: [] }).allowedHosts).toEqual([]);
+    const config = loadConfig({
+      environment: { EXAMPLE_ALLOWED_HOSTS: " MyApp.test, .dev.example ,," },
+      envFiles: [],
+    });
+    expect(config.allowedHosts).toEqual(["myapp.test", ".dev.example"]);
+    for (const value of ["myapp.test:5173", "http://myapp.test", "my app"]) {
+      expect(() =>
+        loadConfig({ environment: { EXAMPLE_ALLOWED_HOSTS: value }, envFiles: [] }),
+      ).toThrow(/^EXAMPLE_ALLOWED_HOSTS must be host names/u);
+    }
+  });
 });

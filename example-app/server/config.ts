@@ -70,6 +70,12 @@ export interface ExampleConfig {
   timeoutMs: number;
   /** Retries of a failed service call: connection errors, 408/409/429/5xx (`EXAMPLE_MAX_RETRIES`, default 1). */
   maxRetries: number;
+  /**
+   * Host names a loopback request may carry in `Host` besides `localhost`
+   * and IP addresses (`EXAMPLE_ALLOWED_HOSTS`, comma-separated; a leading
+   * `.` allows subdomains too): the DNS-rebinding guard (server/host-check.ts).
+   */
+  allowedHosts: string[];
   /** Folder of the built front end (`dist/web`). */
   webDirectory: string;
 }
@@ -128,6 +134,9 @@ const integerSetting = (name: string, fallback: number, minimum: number, maximum
       return number;
     });
 
+/** A host name, optionally with a leading `.` (the name and all its subdomains). */
+const HOST_NAME = /^\.?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/u;
+
 const settingsSchema = z.object({
   EXAMPLE_PORT: integerSetting("EXAMPLE_PORT", 5173, 0, 65_535),
   EXAMPLE_HOST: z
@@ -136,6 +145,19 @@ const settingsSchema = z.object({
     .transform((value) => value?.trim() || "127.0.0.1"),
   EXAMPLE_TIMEOUT_MS: integerSetting("EXAMPLE_TIMEOUT_MS", 30_000, 1, 600_000),
   EXAMPLE_MAX_RETRIES: integerSetting("EXAMPLE_MAX_RETRIES", 1, 0, 5),
+  EXAMPLE_ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ""),
+    )
+    .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+      error:
+        "EXAMPLE_ALLOWED_HOSTS must be host names separated by commas, without port or scheme (e.g. myapp.test)",
+    }),
 });
 
 /** Reads env files, first file wins per variable; missing files are skipped. */
@@ -187,6 +209,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ExampleConfig {
     EXAMPLE_HOST: read("EXAMPLE_HOST"),
     EXAMPLE_TIMEOUT_MS: read("EXAMPLE_TIMEOUT_MS"),
     EXAMPLE_MAX_RETRIES: read("EXAMPLE_MAX_RETRIES"),
+    EXAMPLE_ALLOWED_HOSTS: read("EXAMPLE_ALLOWED_HOSTS"),
   });
   if (!settings.success) {
     throw new StartupConfigError(settings.error.issues[0]?.message ?? "invalid settings");
@@ -199,6 +222,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ExampleConfig {
     port: settings.data.EXAMPLE_PORT,
     timeoutMs: settings.data.EXAMPLE_TIMEOUT_MS,
     maxRetries: settings.data.EXAMPLE_MAX_RETRIES,
+    allowedHosts: settings.data.EXAMPLE_ALLOWED_HOSTS,
     webDirectory: options.webDirectory ?? path.join(appDirectory(), "dist", "web"),
   };
 }

@@ -6,7 +6,9 @@ const present = (value: unknown): boolean => value !== undefined && value !== nu
 
 /**
  * Body of `POST /api/v1/completions` (spec §4.3). Enforces rules 1–6:
- * exactly one of `prompt` / `messages`; a final non-empty user message;
+ * exactly one of `prompt` / `messages` (null counts as absent, as for `n`,
+ * `echo` and `stop`: the official SDKs type `prompt` as required but
+ * nullable, so a messages user sends `prompt: null`); a final non-empty user message;
  * `stream: true`, `max_tokens`, `logprobs` and tool calling rejected; the
  * "accepted but ignored" parameters (temperature, top_p, presence_penalty,
  * frequency_penalty, best_of, seed, suffix, user) and unknown fields pass
@@ -17,7 +19,7 @@ export const completionRequestSchema = z
     model: z
       .string({ error: "you must provide a model parameter (the persona ID)" })
       .uuid({ error: "model must be a persona ID (a UUID)" }),
-    messages: messageListSchema.optional(),
+    messages: messageListSchema.nullish(),
     prompt: z
       .union(
         [
@@ -30,7 +32,7 @@ export const completionRequestSchema = z
         ],
         { error: "must be a string or an array of exactly one string" },
       )
-      .optional(),
+      .nullish(),
     n: z
       .number({ error: "must be an integer from 1 to 5" })
       .int({ error: "must be an integer from 1 to 5" })
@@ -74,20 +76,20 @@ export const completionRequestSchema = z
     for (const param of ["tools", "tool_choice", "functions", "function_call"] as const) {
       if (present(request[param])) reject(param, "tool calling is not supported");
     }
-    const hasPrompt = request.prompt !== undefined;
-    const hasMessages = request.messages !== undefined;
-    if (hasPrompt && hasMessages) {
+    const prompt = request.prompt ?? undefined;
+    const messages = request.messages ?? undefined;
+    if (prompt !== undefined && messages !== undefined) {
       reject("prompt", "send either prompt or messages, not both");
-    } else if (!hasPrompt && !hasMessages) {
+    } else if (prompt === undefined && messages === undefined) {
       reject("prompt", "send either prompt or messages");
-    } else if (request.prompt !== undefined) {
-      const text = typeof request.prompt === "string" ? request.prompt : request.prompt[0];
+    } else if (prompt !== undefined) {
+      const text = typeof prompt === "string" ? prompt : prompt[0];
       if (text === undefined || text.trim() === "") reject("prompt", "prompt must be non-empty");
       else if (text.length > LIMITS.maxTextLength) {
         reject("prompt", `prompt must be at most ${LIMITS.maxTextLength} characters`);
       }
-    } else if (request.messages !== undefined) {
-      checkFinalUserMessage(request.messages, context);
+    } else if (messages !== undefined) {
+      checkFinalUserMessage(messages, context);
     }
   });
 

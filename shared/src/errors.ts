@@ -2,18 +2,16 @@ import { z } from "zod";
 
 /**
  * Error body of /completions (spec §7 format 3):
- * `{ error: { message, type, param, code: null } }`; `code` is a string on
- * the 429s of API-key billing (README "Gaps").
+ * `{ error: { message, type, param, code: null } }`. `code` is always null;
+ * `type` tells errors apart (the two 429s: `rate_limit_error` and
+ * `insufficient_quota`).
  */
 export const completionErrorBodySchema = z.object({
   error: z.object({
     message: z.string(),
     type: z.string(),
     param: z.string().nullable(),
-    // Spec §7.3 shows `code: null`; the 429s of API-key billing carry a
-    // string (`insufficient_quota`, `rate_limit_exceeded`) so the official
-    // openai client surfaces it (README "Gaps").
-    code: z.string().nullable(),
+    code: z.null(),
   }),
 });
 

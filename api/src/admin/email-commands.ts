@@ -16,7 +16,8 @@ function requireEmail(address: string): string {
  * Adds `persona-admin email …` (spec §1.6: the operator allows a customer's
  * e-mail for the browser playground at onboarding):
  *
- * - `email allow <address> --account <id>`: the address may sign in, to that account
+ * - `email allow <address> --account <id>`: the address may sign in, to that account;
+ *   an address moved from another account has its playground sessions ended
  * - `email list [--account <id>]`: allowed addresses as JSON
  * - `email remove <address>`: withdraw it and end its playground sessions
  *
@@ -36,13 +37,25 @@ export function registerEmailCommands(
     .command("allow")
     .argument("<address>", "e-mail address of the customer")
     .requiredOption("--account <id>", "account the address signs in to")
-    .description("allow an address to sign in to the playground")
+    .description(
+      "allow an address to sign in to the playground (moving it to another account ends its sessions)",
+    )
     .action(async (address: string, options: { account: string }) => {
       const normalized = requireEmail(address);
       if ((await services.accounts.find(options.account)) === undefined) {
         throw new CommanderError(1, "account.unknown", `no account with ID ${options.account}`);
       }
+      const before = await emails.find(normalized);
       await emails.allow(normalized, options.account);
+      if (before !== undefined && before.accountId !== options.account) {
+        // A session is bound to the account it signed in to: one left open would
+        // still show and create keys of the old account.
+        const ended = await new SessionStore(services.database, 0).revokeAllForEmail(normalized);
+        output.out(
+          `${normalized} moved from account ${before.accountId} to account ${options.account}; ${ended} session(s) ended`,
+        );
+        return;
+      }
       output.out(`${normalized} may sign in to the playground for account ${options.account}`);
     });
   email

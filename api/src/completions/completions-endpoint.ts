@@ -12,7 +12,8 @@ import { applyEcho, applyStop } from "./completion-text.js";
 
 /** The history a completions request replies to, and the prompt `echo` prepends. */
 function conversationOf(body: CompletionRequest): { messages: Message[]; prompt: string } {
-  if (body.messages !== undefined) {
+  // A null `prompt` or `messages` counts as absent (the schema let exactly one through).
+  if (body.messages !== undefined && body.messages !== null) {
     const last = body.messages[body.messages.length - 1];
     return { messages: body.messages, prompt: last === undefined ? "" : contentText(last.content) };
   }

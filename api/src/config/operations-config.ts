@@ -1,6 +1,8 @@
 import { z } from "zod";
 
 const milliseconds = z.coerce.number().int().positive().max(3_600_000);
+/** A host name, optionally with a leading `.` (the name and all its subdomains). */
+const HOST_NAME = /^\.?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/iu;
 
 /**
  * Configuration of metrics and of the HTTP server's timeouts (docs/OPERATIONS.md),
@@ -16,6 +18,25 @@ export const operationsConfigShape = {
     .min(16, { error: "must be at least 16 characters" })
     .regex(/^[\x21-\x7e]+$/u, { error: "must be printable ASCII without spaces" })
     .optional(),
+  /**
+   * Host names, comma-separated, that loopback clients may use besides
+   * `localhost` and IP addresses (the DNS-rebinding guard, http/host-check.ts):
+   * for `/metrics` without a token, and for the pages when a request arrives
+   * on a loopback address (where the host of PERSONA_PUBLIC_URL is allowed too).
+   * A leading `.` allows the name and all its subdomains. No port.
+   */
+  PERSONA_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((host) => host.trim())
+        .filter((host) => host !== ""),
+    )
+    .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+      error: "must be host names separated by commas, without port or scheme (e.g. persona.test)",
+    }),
   /** Longest time a client may take to send the request headers (slow-header clients). */
   PERSONA_HEADERS_TIMEOUT_MS: milliseconds.default(15_000),
   /** Longest time a client may take to send the whole request, body included. */

@@ -52,9 +52,8 @@ export function writeError(response: Response, error: ServiceError): void {
   if (error.body !== undefined) {
     response.json(error.body);
   } else if (style === "completions") {
-    const code = "completionCode" in entry ? entry.completionCode : null;
     const body: CompletionErrorBody = {
-      error: { message: error.message, type: entry.completionType, param: error.param, code },
+      error: { message: error.message, type: entry.completionType, param: error.param, code: null },
     };
     response.json(body);
   } else if (style === "native" && entry.nativeFormat === "text") {

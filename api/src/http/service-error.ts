@@ -1,7 +1,7 @@
 /**
  * Every error the service answers with, by code. One table maps each code to
  * its HTTP status, the `type` of the /completions error object (spec §7
- * format 3), and whether /generate and /personify write it as plain text
+ * format 3, whose `code` is always null), and whether /generate and /personify write it as plain text
  * (validation and authentication, spec §7 format 1) or JSON (quota and
  * server errors, spec §7 format 2).
  */
@@ -36,9 +36,8 @@ export const ERROR_TABLE = {
   // The database or Redis cannot answer in time (issues 13, 21): plain text
   // on /generate and /personify like their other errors, with Retry-After.
   storage_unavailable: { status: 503, completionType: "server_error", nativeFormat: "text" },
-  // Billing (spec §5.6, §7 rows 402 and 429). The 429s carry a `code` in the
-  // completions error object so the official openai client surfaces it on
-  // its RateLimitError (shared/README.md "Gaps").
+  // Billing (spec §5.6, §7 rows 402 and 429). On /completions the two 429s
+  // differ in `type` and message; `code` is null like every other error (§7.3).
   // GET /metrics (docs/OPERATIONS.md): a token is configured and was not sent,
   // or none is configured and the client is not on the loopback interface.
   metrics_token_required: {
@@ -47,23 +46,23 @@ export const ERROR_TABLE = {
     nativeFormat: "json",
   },
   metrics_loopback_only: { status: 403, completionType: "permission_error", nativeFormat: "json" },
+  // A loopback client whose Host is not a loopback or allowed name (DNS rebinding; http/host-check.ts).
+  host_not_allowed: { status: 403, completionType: "permission_error", nativeFormat: "json" },
   payment_required: { status: 402, completionType: "invalid_request_error", nativeFormat: "json" },
   payment_facilitator_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
   insufficient_balance: {
     status: 429,
     completionType: "insufficient_quota",
-    completionCode: "insufficient_quota",
     nativeFormat: "json",
   },
   rate_limited: {
     status: 429,
     completionType: "rate_limit_error",
-    completionCode: "rate_limit_exceeded",
     nativeFormat: "json",
   },
 } as const satisfies Record<
   string,
-  { status: number; completionType: string; completionCode?: string; nativeFormat: "text" | "json" }
+  { status: number; completionType: string; nativeFormat: "text" | "json" }
 >;
 
 /** A code of {@link ERROR_TABLE}. */

@@ -192,7 +192,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "CompletionError",
       description:
-        "Every error of /completions (spec §7.3): `{ error: { message, type, param, code } }`. `param` names the offending request field or is null; `code` is null except on the two 429s of API-key billing (`rate_limit_exceeded`, `insufficient_quota`).",
+        "Every error of /completions (spec §7.3): `{ error: { message, type, param, code } }`. `param` names the offending request field or is null; `code` is always null, and `type` tells the errors apart (the two 429s of API-key billing: `rate_limit_error` and `insufficient_quota`).",
     },
   ],
   [

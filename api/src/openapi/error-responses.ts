@@ -22,6 +22,8 @@ export const ERROR_MEANINGS = {
     "the database or Redis did not answer within its deadline (or cannot write): retry after `Retry-After` seconds; nothing was charged",
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
+  host_not_allowed:
+    "a loopback client sent a Host that is not a loopback name, an IP address or in PERSONA_ALLOWED_HOSTS (DNS-rebinding guard)",
   payment_required: "a payment challenge (x402) for a self-serve persona when no API key is sent",
   payment_facilitator_error: "the x402 facilitator could not verify or settle the payment",
   insufficient_balance: "the account's balance does not cover the request",
@@ -80,10 +82,6 @@ function jsonErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
 
 function completionErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
   const types = codes.map((code) => ERROR_TABLE[code].completionType);
-  const completionCodes = codes.map((code) => {
-    const entry = ERROR_TABLE[code];
-    return "completionCode" in entry ? entry.completionCode : null;
-  });
   return {
     ...ref("CompletionError"),
     type: "object",
@@ -92,7 +90,6 @@ function completionErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
         type: "object",
         properties: {
           type: { enum: uniqueSorted(types) },
-          code: { enum: uniqueSorted(completionCodes) },
         },
       },
     },

@@ -51,7 +51,7 @@ const DESCRIPTION = `A hosted API that generates chat replies in a custom person
 
 Authentication: one API key header per request, \`x-api-key: <API_KEY>\` or \`Authorization: Bearer <API_KEY>\` (completions-style clients use Bearer). On self-serve personas a request without a key may receive a 402 x402 payment challenge instead.
 
-Errors: /generate and /personify answer validation and authentication errors as plain text and quota and server errors as JSON — check the Content-Type before parsing; /completions always answers the completions error object. Unknown routes answer 404 \`{ "error": { "type": "route_not_found", "message" } }\`. Every response carries \`x-request-id\`.`;
+Errors: /generate and /personify answer validation and authentication errors as plain text and quota and server errors as JSON — check the Content-Type before parsing; /completions always answers the completions error object. Unknown routes answer 404 \`{ "error": { "type": "route_not_found", "message" } }\`, and under /api/v1 the completions error object (\`type: "invalid_request_error"\`), which completions-style clients parse. Every response carries \`x-request-id\`.`;
 
 /**
  * Builds the OpenAPI 3.1 document of the service: the three API endpoints

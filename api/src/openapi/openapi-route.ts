@@ -1,5 +1,6 @@
 import { Router } from "express";
 import { sendPage } from "../pages/layout.js";
+import { createPageErrorHandler } from "../pages/page-errors.js";
 import type { WebSupport } from "../pages/web-support.js";
 import { renderReference } from "./docs-page.js";
 import type { OpenApiDocument } from "./openapi-types.js";
@@ -30,5 +31,7 @@ export function createDocsRouter(web: WebSupport, document: OpenApiDocument): Ro
   router.get(DOCS_PATH, ...web.page, (request, response) => {
     sendPage(request, response, { title: "API reference", body });
   });
+  // A page's refusals (the Host check of web.page) are pages too.
+  router.use(createPageErrorHandler(web.services.logger));
   return router;
 }

@@ -71,7 +71,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Prometheus metrics",
         description:
-          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. With PERSONA_METRICS_TOKEN set, send it as `Authorization: Bearer …`; without it only loopback clients are served.",
+          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. With PERSONA_METRICS_TOKEN set, send it as `Authorization: Bearer …`; without it only loopback clients are served, under a loopback `Host` (localhost, an IP address) or one in PERSONA_ALLOWED_HOSTS.",
         security: [{ MetricsToken: [] }, {}],
         responses: {
           "200": {
@@ -83,7 +83,11 @@ export function servicePaths(): Record<string, PathItemObject> {
               },
             },
           },
-          ...errorResponses("json", ["metrics_token_required", "metrics_loopback_only"]),
+          ...errorResponses("json", [
+            "metrics_token_required",
+            "metrics_loopback_only",
+            "host_not_allowed",
+          ]),
         },
       },
     },

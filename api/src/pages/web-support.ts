@@ -4,6 +4,8 @@ import cookieParser from "cookie-parser";
 import { doubleCsrf } from "csrf-csrf";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import helmet from "helmet";
+import { createHostCheck, isLoopbackAddress } from "../http/host-check.js";
+import { ServiceError } from "../http/service-error.js";
 import type { PlaygroundSession } from "../playground/session-store.js";
 import { SessionStore } from "../playground/session-store.js";
 import type { Services } from "../services.js";
@@ -30,9 +32,10 @@ export interface WebSupport {
   /** Whether the public origin is HTTPS (cookies get `Secure`, HSTS is sent). */
   secure: boolean;
   /**
-   * Middleware for every page route, in order: helmet, `Cache-Control:
-   * no-store`, cookie parsing, session loading, form body parsing, CSRF
-   * check on state-changing methods.
+   * Middleware for every page route, in order: helmet, the `Host` check of
+   * requests that arrive on a loopback address (DNS rebinding),
+   * `Cache-Control: no-store`, cookie parsing, session loading, form body
+   * parsing, CSRF check on state-changing methods.
    */
   page: RequestHandler[];
   /** The CSRF token to put in this response's forms (sets its cookie too). */
@@ -147,6 +150,23 @@ export function createWebSupport(services: Services): WebSupport {
     next();
   };
 
+  // A page that rebinds its own name to 127.0.0.1 could reach the sign-in form of a service
+  // bound to loopback (its mails, its limits); it never has the session cookie, which is
+  // bound to the name the person signed in under. Loopback requests must name a known host.
+  const hostAllowed = createHostCheck([
+    ...config.PERSONA_ALLOWED_HOSTS,
+    ...(publicUrl === undefined ? [] : [new URL(publicUrl).hostname]),
+  ]);
+  const checkHost: RequestHandler = (request, _response, next) => {
+    if (isLoopbackAddress(request.socket.localAddress) && !hostAllowed(request.headers.host)) {
+      throw new ServiceError(
+        "host_not_allowed",
+        "This address is not one this service answers on. Open it as localhost or 127.0.0.1, or ask the operator to add the host name to PERSONA_ALLOWED_HOSTS.",
+      );
+    }
+    next();
+  };
+
   const noStore: RequestHandler = (_request, response, next) => {
     // Pages can show a key once, or a session's forms: never keep them in a cache.
     response.setHeader("Cache-Control", "no-store");
@@ -159,6 +179,7 @@ export function createWebSupport(services: Services): WebSupport {
     secure,
     page: [
       securityHeaders,
+      checkHost,
       noStore,
       cookieParser(),
       loadSession,

@@ -29,7 +29,9 @@ export class AllowedEmailStore {
 
   /**
    * Allows an address to sign in to an account; an address already allowed
-   * moves to the given account.
+   * moves to the given account. Sessions of the old account stop working
+   * at once ({@link SessionStore.findByToken} checks the address's account);
+   * the operator command also revokes them.
    *
    * @param email - an address already passed through {@link normalizeEmail}
    */

@@ -71,14 +71,24 @@ export class SessionStore {
     return { session: toSession(row), token };
   }
 
-  /** Finds the live (not revoked, not expired) session a cookie secret belongs to. */
+  /**
+   * Finds the live session a cookie secret belongs to: not revoked, not
+   * expired, and its address still allowed for the session's account. An
+   * address the operator withdrew, or moved to another account, signs in
+   * nowhere with an older session, even one the operator's command missed.
+   */
   async findByToken(token: string, now = new Date()): Promise<PlaygroundSession | undefined> {
     const row = await this.database
       .selectFrom("playground_sessions")
-      .selectAll()
-      .where("token_hash", "=", hashSecretToken(token))
-      .where("revoked_at", "is", null)
-      .where("expires_at", ">", now.toISOString())
+      .innerJoin("playground_emails", (join) =>
+        join
+          .onRef("playground_emails.email", "=", "playground_sessions.email")
+          .onRef("playground_emails.account_id", "=", "playground_sessions.account_id"),
+      )
+      .selectAll("playground_sessions")
+      .where("playground_sessions.token_hash", "=", hashSecretToken(token))
+      .where("playground_sessions.revoked_at", "is", null)
+      .where("playground_sessions.expires_at", ">", now.toISOString())
       .executeTakeFirst();
     return row && toSession(row);
   }
@@ -125,7 +135,7 @@ export class SessionStore {
 
   /**
    * Revokes every live session of an address (used when the operator
-   * withdraws it).
+   * withdraws it or moves it to another account).
    *
    * @returns how many sessions were revoked
    */

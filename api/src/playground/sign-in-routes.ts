@@ -10,7 +10,11 @@ import type { Mailer } from "./mailer.js";
 import type { RateLimiter, RateLimitRule } from "./rate-limiter.js";
 import { SIGN_IN_LINK_LIFETIME_MS, SignInTokenStore } from "./sign-in-token-store.js";
 
-/** Sign-in requests per address: 5 per 15 minutes. */
+/**
+ * Sign-in requests per address from one client (network address): 5 per 15
+ * minutes. Keyed by both, so that a stranger who asks for someone's links
+ * uses up only their own allowance, never the owner's.
+ */
 export const SIGN_IN_ADDRESS_RULES: RateLimitRule[] = [{ limit: 5, windowMs: 15 * 60_000 }];
 /** Sign-in requests per client (network address): 20 per hour. */
 export const SIGN_IN_CLIENT_RULES: RateLimitRule[] = [{ limit: 20, windowMs: 60 * 60_000 }];
@@ -76,7 +80,10 @@ export function createSignInRouter(web: WebSupport, mailer: Mailer, limiter: Rat
     // Both limits count every request, allowed address or not, so they reveal nothing either.
     const client = request.socket.remoteAddress ?? "unknown";
     const perClient = await limiter.hit(`sign-in:client:${hashed(client)}`, SIGN_IN_CLIENT_RULES);
-    const perAddress = await limiter.hit(`sign-in:address:${hashed(email)}`, SIGN_IN_ADDRESS_RULES);
+    const perAddress = await limiter.hit(
+      `sign-in:address-client:${hashed(`${email}\n${client}`)}`,
+      SIGN_IN_ADDRESS_RULES,
+    );
     const retryAfter = Math.max(perClient.retryAfterSeconds, perAddress.retryAfterSeconds);
     if (!perClient.allowed || !perAddress.allowed) {
       throw new PageError(

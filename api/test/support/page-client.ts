@@ -1,3 +1,46 @@
+import http from "node:http";
+
+/** Options of {@link PageClient}. */
+export interface PageClientOptions {
+  /**
+   * Loopback address to connect from (e.g. `127.0.0.2`), so a test can be
+   * a second client as the service sees it (its peer address).
+   */
+  localAddress?: string;
+}
+
+/** A fetch without redirects, from a chosen local address (node:http; fetch cannot bind one). */
+function fetchFrom(localAddress: string, url: URL, init: RequestInit): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: init.method ?? "GET",
+        headers: init.headers as Record<string, string>,
+        localAddress,
+      },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.on("error", reject);
+        incoming.on("end", () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers)) {
+            for (const item of Array.isArray(value) ? value : [value ?? ""]) {
+              headers.append(name, item);
+            }
+          }
+          const status = incoming.statusCode ?? 0;
+          const body = status === 204 || status === 304 ? null : Buffer.concat(chunks);
+          resolve(new Response(body, { status, headers }));
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(typeof init.body === "string" ? init.body : undefined);
+  });
+}
+
 /**
  * A minimal browser stand-in for page tests over fetch: keeps cookies,
  * never follows redirects (tests look at each `Location`), and reads the
@@ -6,7 +49,10 @@
 export class PageClient {
   readonly cookies = new Map<string, string>();
 
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly options: PageClientOptions = {},
+  ) {}
 
   /** Sends a request with the stored cookies and stores the ones set in the answer. */
   async request(
@@ -27,12 +73,17 @@ export class PageClient {
       headers["content-type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(options.form).toString();
     }
-    const response = await fetch(new URL(pathname, this.baseUrl), {
+    const init: RequestInit = {
       method: options.method ?? (body === undefined ? "GET" : "POST"),
       headers,
       redirect: "manual",
       ...(body === undefined ? {} : { body }),
-    });
+    };
+    const url = new URL(pathname, this.baseUrl);
+    const { localAddress } = this.options;
+    const response = await (localAddress === undefined
+      ? fetch(url, init)
+      : fetchFrom(localAddress, url, init));
     for (const line of response.headers.getSetCookie()) {
       const [pair = "", ...attributes] = line.split(";");
       const index = pair.indexOf("=");
