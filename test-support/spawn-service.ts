@@ -112,7 +112,14 @@ export interface ApiFixture {
  */
 export async function startApi(environment: Record<string, string> = {}): Promise<ApiFixture> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-fixture-"));
-  const spawned = await spawnService(directory, environment);
+  const spawned = await spawnService(directory, {
+    // Tests block their event loop in `admin(…)` (spawnSync) for a second or
+    // more; a keep-alive connection the service closed meanwhile would then be
+    // reused by the test's next request and reset. Idle connections stay open
+    // for a minute here instead.
+    PERSONA_KEEP_ALIVE_TIMEOUT_MS: "60000",
+    ...environment,
+  });
   const env = readEnv(path.join(directory, ".env"));
   const databaseEnvironment = {
     ...process.env,

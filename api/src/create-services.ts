@@ -47,7 +47,7 @@ export async function createServices(
     sqlite: {
       busyTimeoutMs: config.PERSONA_SQLITE_BUSY_TIMEOUT_MS,
       walLimitBytes: config.PERSONA_SQLITE_WAL_LIMIT_BYTES,
-      maintenanceIntervalMs: 250,
+      maintenanceIntervalMs: 50,
       envFile: config.PERSONA_ENV_FILE,
       allowNew: config.PERSONA_NEW_DATABASE,
       ...(overrides.onStorageWaiting === undefined

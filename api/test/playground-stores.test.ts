@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountStore } from "../src/accounts/account-store.js";
 import { AllowedEmailStore, normalizeEmail } from "../src/playground/allowed-email-store.js";
-import { RateLimiter } from "../src/playground/rate-limiter.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import {
   SIGN_IN_LINK_LIFETIME_MS,
@@ -150,31 +149,6 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
           expect(await sessions.listForEmail("c@example.com")).toHaveLength(2);
           expect(await sessions.revokeAllForEmail("c@example.com")).toBe(2);
           expect(await sessions.listForEmail("c@example.com")).toHaveLength(0);
-        });
-      });
-
-      describe("rate limiter (counters in the database)", () => {
-        it("allows the limit, refuses past it, and frees up as the window slides", async () => {
-          const limiter = new RateLimiter(database);
-          const rules = [{ limit: 3, windowMs: 60_000 }];
-          const start = new Date("2030-01-01T00:00:00.000Z");
-          const at = (seconds: number) => new Date(start.getTime() + seconds * 1000);
-          for (let second = 0; second < 3; second++) {
-            expect((await limiter.hit("test:bucket", rules, at(second))).allowed).toBe(true);
-          }
-          const refused = await limiter.hit("test:bucket", rules, at(10));
-          expect(refused).toEqual({ allowed: false, retryAfterSeconds: 51 });
-          expect((await limiter.hit("test:other", rules, at(10))).allowed).toBe(true);
-          expect((await limiter.hit("test:bucket", rules, at(75))).allowed).toBe(true);
-        });
-
-        it("holds under concurrent hits", async () => {
-          const limiter = new RateLimiter(database);
-          const rules = [{ limit: 5, windowMs: 60_000 }];
-          const decisions = await Promise.all(
-            Array.from({ length: 12 }, () => limiter.hit("test:concurrent", rules)),
-          );
-          expect(decisions.filter((decision) => decision.allowed).length).toBeLessThanOrEqual(5);
         });
       });
     },

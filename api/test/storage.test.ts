@@ -232,6 +232,21 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
       expect(later.windows.map((window) => window.remaining)).toEqual([24, 74, 474]);
     });
 
+    it("counts named buckets apart from keys (playground accounts, sign-in clients)", async () => {
+      const limiter = new SqlRateLimiter(services.store);
+      const now = Date.now();
+      const limits = { minute: 3, hour: 10, day: 10 };
+      for (let index = 0; index < 3; index += 1) {
+        expect((await limiter.consume("sign-in:client:test", limits, now)).allowed).toBe(true);
+      }
+      const refused = await limiter.consume("sign-in:client:test", limits, now + 10_000);
+      expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: 50 });
+      expect((await limiter.consume("sign-in:client:other", limits, now)).allowed).toBe(true);
+      expect((await limiter.consume("sign-in:client:test", limits, now + 60_000)).allowed).toBe(
+        true,
+      );
+    });
+
     it("consumes no window when one window refuses", async () => {
       const account = await services.accounts.create("Windows");
       const { record } = await services.keys.create(account.id, "windows");

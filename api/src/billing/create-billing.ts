@@ -25,7 +25,8 @@ export interface Billing {
   releases: ReleaseRetries;
   /**
    * Releases this instance's reservations left by a crash and expired ones,
-   * then keeps sweeping expired ones every `PERSONA_SWEEP_INTERVAL_SECONDS`.
+   * then keeps sweeping expired ones (and idle rate-limit buckets) every
+   * `PERSONA_SWEEP_INTERVAL_SECONDS`.
    */
   startSweeper(): Promise<void>;
   /** Stops the sweeper and closes the limiter's own connections. */
@@ -90,6 +91,7 @@ export function createBilling(
     facilitator,
     database,
   );
+  const limits = new LimitsStore(database);
   const releases = new ReleaseRetries(store, logger, (usageId, status) =>
     balances.reverseSettlement(usageId, status),
   );
@@ -98,6 +100,7 @@ export function createBilling(
     try {
       const released = await balances.sweep({ expiredAt: new Date() });
       if (released > 0) logger.warn({ released }, "released expired balance reservations");
+      await limits.pruneIdleBuckets();
     } catch (error) {
       logger.error({ err: error }, "sweeping expired reservations failed");
     }
@@ -105,7 +108,7 @@ export function createBilling(
   return {
     balances,
     usage: new UsageStore(store),
-    limits: new LimitsStore(database),
+    limits,
     rateLimiter,
     prices: new PriceList(config.PERSONA_MODEL_PRICES ?? {}),
     payments,

@@ -5,7 +5,6 @@ import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { createChatRouter } from "./chat-routes.js";
 import { createKeysRouter } from "./keys-routes.js";
 import { createMailer, type Mailer } from "./mailer.js";
-import { RateLimiter } from "./rate-limiter.js";
 import { createSessionRouter } from "./session-routes.js";
 import { createSignInRouter } from "./sign-in-routes.js";
 
@@ -23,10 +22,13 @@ export function createPlaygroundRouter(
   mailer?: Mailer,
 ): Router {
   const { services } = web;
-  const limiter = new RateLimiter(services.database);
   const router = Router();
   router.use(
-    createSignInRouter(web, mailer ?? createMailer(services.config, services.logger), limiter),
+    createSignInRouter(
+      web,
+      mailer ?? createMailer(services.config, services.logger),
+      services.billing.rateLimiter,
+    ),
   );
   router.use(createSessionRouter(web));
   router.use(createKeysRouter(web));

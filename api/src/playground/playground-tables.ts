@@ -7,7 +7,6 @@ export interface PlaygroundTables {
   playground_emails: PlaygroundEmailsTable;
   sign_in_tokens: SignInTokensTable;
   playground_sessions: PlaygroundSessionsTable;
-  playground_rate_events: RateEventsTable;
 }
 
 /** An e-mail address the operator allowed to sign in, and the account it signs in to. */
@@ -43,11 +42,4 @@ export interface PlaygroundSessionsTable {
   expires_at: string;
   last_seen_at: string;
   revoked_at: string | null;
-}
-
-/** One counted event of a rate limit bucket (sign-in requests, playground calls). */
-export interface RateEventsTable {
-  id: string;
-  bucket: string;
-  created_at: string;
 }

@@ -5,19 +5,20 @@ import { csrfField, sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
 import { safeReturnPath } from "../pages/return-path.js";
 import { formField, pageLocals, type WebSupport } from "../pages/web-support.js";
+import type { RateLimits } from "../rate-limits/rate-limit-windows.js";
+import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { AllowedEmailStore, normalizeEmail } from "./allowed-email-store.js";
 import type { Mailer } from "./mailer.js";
-import type { RateLimiter, RateLimitRule } from "./rate-limiter.js";
 import { SIGN_IN_LINK_LIFETIME_MS, SignInTokenStore } from "./sign-in-token-store.js";
 
 /**
- * Sign-in requests per address from one client (network address): 5 per 15
- * minutes. Keyed by both, so that a stranger who asks for someone's links
- * uses up only their own allowance, never the owner's.
+ * Sign-in requests per address from one client (network address): 5 a
+ * minute, 20 an hour, 100 a day. Keyed by both, so that a stranger who asks
+ * for someone's links uses up only their own allowance, never the owner's.
  */
-export const SIGN_IN_ADDRESS_RULES: RateLimitRule[] = [{ limit: 5, windowMs: 15 * 60_000 }];
-/** Sign-in requests per client (network address): 20 per hour. */
-export const SIGN_IN_CLIENT_RULES: RateLimitRule[] = [{ limit: 20, windowMs: 60 * 60_000 }];
+export const SIGN_IN_ADDRESS_LIMITS: RateLimits = { minute: 5, hour: 20, day: 100 };
+/** Sign-in requests per client (network address): 20 an hour, 100 a day. */
+export const SIGN_IN_CLIENT_LIMITS: RateLimits = { minute: 20, hour: 20, day: 100 };
 /** Where a person lands after sign-in when no return path was given. */
 export const DEFAULT_LANDING_PATH = "/playground";
 
@@ -79,12 +80,20 @@ export function createSignInRouter(web: WebSupport, mailer: Mailer, limiter: Rat
     }
     // Both limits count every request, allowed address or not, so they reveal nothing either.
     const client = request.socket.remoteAddress ?? "unknown";
-    const perClient = await limiter.hit(`sign-in:client:${hashed(client)}`, SIGN_IN_CLIENT_RULES);
-    const perAddress = await limiter.hit(
-      `sign-in:address-client:${hashed(`${email}\n${client}`)}`,
-      SIGN_IN_ADDRESS_RULES,
+    const perClient = await limiter.consume(
+      `sign-in:client:${hashed(client)}`,
+      SIGN_IN_CLIENT_LIMITS,
     );
-    const retryAfter = Math.max(perClient.retryAfterSeconds, perAddress.retryAfterSeconds);
+    const perAddress = perClient.allowed
+      ? await limiter.consume(
+          `sign-in:address-client:${hashed(`${email}\n${client}`)}`,
+          SIGN_IN_ADDRESS_LIMITS,
+        )
+      : perClient;
+    const retryAfter = Math.max(
+      perClient.retryAfterSeconds ?? 0,
+      perAddress.retryAfterSeconds ?? 0,
+    );
     if (!perClient.allowed || !perAddress.allowed) {
       throw new PageError(
         429,

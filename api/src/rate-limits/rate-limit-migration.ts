@@ -5,7 +5,9 @@ import { type Kysely, type Migration, sql } from "kysely";
  * bucket name instead of an API key, so one limiter counts API keys (the
  * key's ID), playground accounts and sign-in attempts alike. A bucket
  * keeps its three windows in one row, so one statement checks and counts
- * them all. Windows in force move over.
+ * them all. Windows in force move over. The playground's sliding-window
+ * events (`playground_rate_events`, migration 0003) are dropped: sign-in
+ * and playground limits are buckets here now.
  */
 export const rateLimitMigration: Migration = {
   async up(database: Kysely<unknown>) {
@@ -23,6 +25,7 @@ export const rateLimitMigration: Migration = {
       select api_key_id, minute_start, minute_count, hour_start, hour_count, day_start, day_count
       from rate_limit_counters`.execute(database);
     await database.schema.dropTable("rate_limit_counters").execute();
+    await database.schema.dropTable("playground_rate_events").execute();
     await database.schema
       .createIndex("rate_limit_buckets_day_start")
       .on("rate_limit_buckets")

@@ -15,11 +15,12 @@
  * The `reader` answers plain reads on its own connection (WAL readers never
  * wait for the writer).
  *
- * Maintenance (writer): every `maintenanceIntervalMs` it compares the open
- * file with the file at the path (a deleted or replaced file fences all
- * writes), reports the write-ahead log's size, notices commits of other
- * processes (`PRAGMA data_version`) for cache invalidation, and runs a
- * truncating checkpoint so the log shrinks back after a long reader.
+ * Maintenance (writer): every `maintenanceIntervalMs` (50 ms) it notices
+ * commits of other processes (`PRAGMA data_version`) for cache
+ * invalidation; every fourth round it compares the open file with the file
+ * at the path (a deleted or replaced file fences all writes) and reports
+ * the write-ahead log's size; every 200th (10 s) it runs a truncating
+ * checkpoint so the log shrinks back after a long reader.
  */
 import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -572,13 +573,15 @@ function startBackup(id: number, destination: string): void {
 }
 
 let ticks = 0;
-const CHECKPOINT_EVERY_TICKS = 10;
+/** File identity and log size are checked every 4th round; a truncating checkpoint is tried every 200th. */
+const IDENTITY_EVERY_TICKS = 4;
+const CHECKPOINT_EVERY_TICKS = 200;
 if (isWriter) {
   const timer = setInterval(() => {
     if (closing) return;
     ticks += 1;
-    checkFileIdentity();
     try {
+      // Another process committed (the operator CLI, another instance): caches may be stale.
       const version = Number(connection.pragma("data_version", { simple: true }));
       if (version !== lastDataVersion) {
         lastDataVersion = version;
@@ -590,7 +593,10 @@ if (isWriter) {
     } catch {
       // A locked or failing database is reported by the writes themselves.
     }
-    post({ event: "stats", walBytes: walBytes() });
+    if (ticks % IDENTITY_EVERY_TICKS === 0) {
+      checkFileIdentity();
+      post({ event: "stats", walBytes: walBytes() });
+    }
   }, options.maintenanceIntervalMs);
   timer.unref();
   noticeChanges();
