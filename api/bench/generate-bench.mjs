@@ -1,15 +1,24 @@
-// npm run bench: /api/v1/generate on the offline engine, with billing
-// (reserve → settle, usage and balance ledgers) and rate limits on, on
-// SQLite and on PostgreSQL, against a bare node:http JSON handler, in the
-// same run, with autocannon. The bench key's limits are raised and its
-// account funded so the measured requests are served, not refused.
-// Targets: SQLite (issue "service core") ≥ 35 % of the bare handler's
-// requests/s and p99 < 25 ms; PostgreSQL (issue "accounts, billing, rate
-// limits") ≥ 25 % and p99 < 40 ms, at 10 connections.
-
+// npm run bench (api): how fast the request path is next to the framework under
+// it and the gateway users compare it with (issue 14), measured in one run,
+// interleaved, on the same machine, as ratios:
+//
+// - references: a bare node:http JSON handler, a minimal express 5 JSON route,
+//   an instant OpenAI-compatible upstream (mock-upstream.mjs), and Portkey's
+//   open-source gateway (@portkey-ai/gateway) in front of that upstream;
+// - POST /api/v1/generate with billing and rate limits on: the offline engine
+//   on SQLite, on PostgreSQL with one instance and with two instances on one
+//   database (the connections split between them), and a persona routed to the
+//   mock upstream (openai-compatible provider) on SQLite.
+//
+// Each round measures every target for BENCH_DURATION_SECONDS after a warm-up;
+// BENCH_ROUNDS rounds alternate the targets, and the median round is kept. At a
+// fixed 200 requests/s it also measures latency above the express route (the
+// overhead a user pays), and the CPU time per request of the service's threads
+// (main thread, SQLite storage workers). Results go to docs/BENCHMARKS.md.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,15 +28,23 @@ import { machineLine, writeSection } from "../../bench/results-file.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
-const duration = Number(process.env.BENCH_DURATION_SECONDS ?? 10);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const duration = Number(process.env.BENCH_DURATION_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const fixedRate = 200;
 const postgresAdminUrl =
   process.env.PERSONA_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const adminScript = path.join(root, "api/dist/admin/cli.js");
-const examplePersona = path.join(root, "api/personas/example-persona.json");
+const mainScript = path.join(root, "api/dist/main.js");
+const examplePersona = JSON.parse(
+  fs.readFileSync(path.join(root, "api/personas/example-persona.json"), "utf8"),
+);
+const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-bench-"));
+const children = [];
 
 function startProcess(args, options, pattern) {
   const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
   return new Promise((resolve, reject) => {
     let output = "";
     let started = false;
@@ -40,32 +57,15 @@ function startProcess(args, options, pattern) {
         resolve({ child, url: match[1] });
       }
     });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    child.once("exit", (code) => {
+      if (!started) reject(new Error(`${args[0]} exited with ${code}: ${output}`));
+    });
   });
 }
 
-async function load(url, body, headers) {
-  const options = {
-    url,
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body,
-    connections,
-  };
-  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, database pages
-  const result = await autocannon({ ...options, duration });
-  if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx responses, ${result.errors} errors`);
-  }
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: result.requests.total,
-  };
-}
+const startReference = (script, extraArgs = []) =>
+  startProcess([path.join(here, script), ...extraArgs], {}, /"url":"(http:\/\/[^"]+)"/u);
 
-/** Runs persona-admin on a store; returns its standard output. */
 function admin(databaseUrl, ...args) {
   const result = spawnSync(process.execPath, [adminScript, ...args], {
     env: { ...process.env, PERSONA_DATABASE_URL: databaseUrl },
@@ -75,13 +75,12 @@ function admin(databaseUrl, ...args) {
   return result.stdout.trim();
 }
 
-/**
- * Onboards a bench customer: an account with 1 000 000.00 USD, the example
- * persona, and a key whose limits are raised far above what the run sends.
- */
-function onboard(databaseUrl, directory) {
+/** An account with 1 000 000.00 USD, a persona on `modelRoute`, and a key whose limits are far above the run. */
+function onboard(databaseUrl, modelRoute) {
   const accountId = admin(databaseUrl, "account", "create", "Bench account");
   admin(databaseUrl, "account", "topup", accountId, "1000000");
+  const personaFile = path.join(directory, `persona-${randomBytes(4).toString("hex")}.json`);
+  fs.writeFileSync(personaFile, JSON.stringify({ ...examplePersona, modelRoute }));
   const personaId = admin(
     databaseUrl,
     "persona",
@@ -89,9 +88,9 @@ function onboard(databaseUrl, directory) {
     "--account",
     accountId,
     "--file",
-    examplePersona,
+    personaFile,
   );
-  const keyFile = path.join(directory, `bench-key-${randomBytes(4).toString("hex")}.txt`);
+  const keyFile = path.join(directory, `key-${randomBytes(4).toString("hex")}.txt`);
   admin(databaseUrl, "key", "create", "--account", accountId, "--name", "bench", "--out", keyFile);
   const [key] = JSON.parse(admin(databaseUrl, "key", "list", "--account", accountId));
   const limit = "100000000";
@@ -111,11 +110,9 @@ function onboard(databaseUrl, directory) {
   return { accountId, personaId, apiKey: fs.readFileSync(keyFile, "utf8").trim() };
 }
 
-async function measureService(databaseUrl, directory) {
-  const customer = onboard(databaseUrl, directory);
-  const service = await startProcess(
-    [path.join(root, "api/dist/main.js")],
-    // Request logging stays on (level info), as in production; stdout is drained.
+function startService(databaseUrl, environment = {}) {
+  return startProcess(
+    [mainScript],
     {
       cwd: directory,
       env: {
@@ -123,102 +120,297 @@ async function measureService(databaseUrl, directory) {
         PERSONA_PORT: "0",
         PERSONA_DATABASE_URL: databaseUrl,
         PERSONA_SEED_DEMO: "false",
+        PERSONA_ENV_FILE: path.join(directory, "bench.env"),
+        // Request logging stays on (level info), as in production; stdout is drained.
+        PERSONA_LOG_LEVEL: "info",
+        ...environment,
       },
     },
     /"url":"(http:\/\/[^"]+)"[^\n]*listening/u,
   );
-  const body = JSON.stringify({
-    personaId: customer.personaId,
-    messages: [
-      { role: "system", content: "The user is planning a balcony garden." },
-      { role: "user", content: "Hi! Which herbs grow well in pots on a sunny balcony?" },
-    ],
-  });
-  try {
-    const figures = await load(`${service.url}/api/v1/generate`, body, {
-      "x-api-key": customer.apiKey,
-    });
-    // The ledger must still add up after the load.
-    const account = JSON.parse(admin(databaseUrl, "account", "show", customer.accountId));
-    if (account.balanceMicros !== account.ledgerSumMicros || account.reservedMicros !== 0) {
-      throw new Error(`ledger out of balance after the run: ${JSON.stringify(account)}`);
-    }
-    return { ...figures, charged: 1_000_000_000_000 - account.balanceMicros };
-  } finally {
-    service.child.kill("SIGTERM");
-  }
 }
 
-async function withPostgresDatabase(run) {
-  const name = `persona_bench_${randomBytes(6).toString("hex")}`;
-  const adminClient = new pg.Client({ connectionString: postgresAdminUrl });
-  try {
-    await adminClient.connect();
-  } catch (error) {
-    return { skipped: `PostgreSQL unreachable at ${postgresAdminUrl} (${error.message})` };
+/**
+ * Loads one target: one or several URLs (the connections split between them),
+ * for `seconds`, at full speed or at `rate` requests/s overall.
+ */
+async function load(target, seconds, rate) {
+  const share = Math.max(1, Math.floor(connections / target.urls.length));
+  const runs = await Promise.all(
+    target.urls.map((url) =>
+      autocannon({
+        url,
+        method: "POST",
+        headers: { "content-type": "application/json", ...target.headers },
+        body: target.body,
+        connections: share,
+        duration: seconds,
+        ...(rate === undefined ? {} : { overallRate: Math.ceil(rate / target.urls.length) }),
+      }),
+    ),
+  );
+  const failed = runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
+  return {
+    rps: runs.reduce((sum, run) => sum + run.requests.average, 0),
+    p50: Math.max(...runs.map((run) => run.latency.p50)),
+    p99: Math.max(...runs.map((run) => run.latency.p99)),
+  };
+}
+
+/** CPU milliseconds used so far by each thread of a process (from /proc). */
+function threadCpu(pid) {
+  const ticks = 1000 / 100; // USER_HZ
+  const usage = new Map();
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    usage.set(Number(thread), (Number(fields[11]) + Number(fields[12])) * ticks);
   }
-  await adminClient.query(`CREATE DATABASE ${name}`);
+  return usage;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function withPostgres(run) {
+  const name = `persona_bench_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({
+    connectionString: postgresAdminUrl,
+    connectionTimeoutMillis: 3000,
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    return run(undefined, `PostgreSQL unreachable at ${postgresAdminUrl} (${error.message})`);
+  }
+  await client.query(`CREATE DATABASE ${name}`);
   const url = new URL(postgresAdminUrl);
   url.pathname = `/${name}`;
   try {
     return await run(url.toString());
   } finally {
-    await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await adminClient.end();
+    for (const child of children) child.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
   }
 }
 
-const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-bench-"));
-const bare = await startProcess(
-  [path.join(here, "bare-server.mjs")],
-  {},
-  /"url":"(http:\/\/[^"]+)"/u,
-);
-try {
-  const baseline = await load(
-    bare.url,
-    JSON.stringify({ messages: [{ role: "user", content: "Hi!" }] }),
-    {},
+const generateBody = (personaId) =>
+  JSON.stringify({
+    personaId,
+    messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
+  });
+
+async function main(postgresUrl, postgresSkipped) {
+  const bare = await startReference("bare-server.mjs");
+  const express = await startReference("express-server.mjs");
+  const upstream = await startReference("mock-upstream.mjs");
+  const require = createRequire(import.meta.url);
+  const portkeyScript = require.resolve("@portkey-ai/gateway/build/start-server.js");
+  const portkeyPort = 20_000 + Math.floor(Math.random() * 20_000);
+  await startProcess(
+    [portkeyScript, `--port=${portkeyPort}`, "--headless"],
+    { env: { ...process.env, NODE_ENV: "production" } },
+    /(Ready for connections)/u,
   );
-  const sqlite = await measureService(path.join(directory, "bench.sqlite"), directory);
-  const postgres = await withPostgresDatabase((url) => measureService(url, directory));
-  const verdict = (ok) => (ok ? "met" : "**missed**");
-  const row = (label, figures) =>
-    `| ${label} | ${figures.rps.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${figures.total} | ${(
-      (figures.rps / baseline.rps) * 100
-    ).toFixed(1)} % |`;
-  const lines = [
-    "## /api/v1/generate with billing and rate limits vs bare node:http (offline engine)",
-    "",
-    `- Machine: ${machineLine()}`,
-    `- Command: \`npm run bench\` (autocannon, ${connections} connections, ${duration} s after a 2 s warm-up; each server in its own process; request logging on)`,
-    `- Date: ${new Date().toISOString().slice(0, 10)}`,
-    "- Every measured request authenticates its key, consumes its rate-limit windows, reserves the price, runs the offline engine and settles (usage row, ledger entry, balance) before answering; the bench key's limits are raised so none is refused. After each run the ledger is checked to sum to the balance with no reservation left.",
-    "",
-    "| target | requests/s | p50 ms | p99 ms | requests | ÷ bare |",
-    "|---|---:|---:|---:|---:|---:|",
-    `| bare node:http JSON handler | ${baseline.rps.toFixed(0)} | ${baseline.p50} | ${baseline.p99} | ${baseline.total} | 100 % |`,
-    row("POST /api/v1/generate, SQLite", sqlite),
-    "skipped" in postgres
-      ? `| POST /api/v1/generate, PostgreSQL | skipped: ${postgres.skipped} | | | | |`
-      : row("POST /api/v1/generate, PostgreSQL", postgres),
-    "",
-    `SQLite: ${((sqlite.rps / baseline.rps) * 100).toFixed(1)} % of bare (target ≥ 35 %: ${verdict(
-      sqlite.rps / baseline.rps >= 0.35,
-    )}); p99 ${sqlite.p99} ms (target < 25 ms: ${verdict(sqlite.p99 < 25)}).`,
+
+  const sqliteFile = path.join(directory, "bench.sqlite");
+  const offline = { provider: "offline", model: "offline-composer-1" };
+  const routed = { provider: "openai-compatible", model: "bench-model" };
+  const sqliteCustomer = onboard(sqliteFile, offline);
+  const upstreamCustomer = onboard(sqliteFile, routed);
+  const sqliteService = await startService(sqliteFile, {
+    PERSONA_OPENAI_BASE_URL: `${upstream.url}/v1`,
+    PERSONA_OPENAI_API_KEY: "bench",
+    PERSONA_PROVIDER_MAX_RETRIES: "0",
+  });
+  const chat = JSON.stringify({
+    model: "bench-model",
+    messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
+  });
+  const targets = [
+    { name: "bare node:http JSON handler", urls: [bare.url], body: chat, headers: {} },
+    {
+      name: "express 5 JSON route",
+      urls: [`${express.url}/api/v1/generate`],
+      body: generateBody(sqliteCustomer.personaId),
+      headers: {},
+    },
+    {
+      name: "/generate, SQLite (offline engine)",
+      key: "sqlite",
+      urls: [`${sqliteService.url}/api/v1/generate`],
+      body: generateBody(sqliteCustomer.personaId),
+      headers: { "x-api-key": sqliteCustomer.apiKey },
+    },
+    {
+      name: "mock upstream, direct",
+      urls: [`${upstream.url}/v1/chat/completions`],
+      body: chat,
+      headers: {},
+    },
+    {
+      name: "Portkey gateway → mock upstream",
+      key: "portkey",
+      urls: [`http://127.0.0.1:${portkeyPort}/v1/chat/completions`],
+      body: chat,
+      headers: {
+        "x-portkey-provider": "openai",
+        "x-portkey-custom-host": `${upstream.url}/v1`,
+        authorization: "Bearer bench",
+      },
+    },
+    {
+      name: "/generate, SQLite → mock upstream",
+      key: "upstream",
+      urls: [`${sqliteService.url}/api/v1/generate`],
+      body: generateBody(upstreamCustomer.personaId),
+      headers: { "x-api-key": upstreamCustomer.apiKey },
+    },
   ];
-  if (!("skipped" in postgres)) {
-    lines.push(
-      "",
-      `PostgreSQL: ${((postgres.rps / baseline.rps) * 100).toFixed(1)} % of bare (target ≥ 25 %: ${verdict(
-        postgres.rps / baseline.rps >= 0.25,
-      )}); p99 ${postgres.p99} ms (target < 40 ms: ${verdict(postgres.p99 < 40)}).`,
+  if (postgresUrl !== undefined) {
+    const postgresCustomer = onboard(postgresUrl, offline);
+    const first = await startService(postgresUrl, { PERSONA_INSTANCE_ID: "bench-a" });
+    const second = await startService(postgresUrl, { PERSONA_INSTANCE_ID: "bench-b" });
+    const body = generateBody(postgresCustomer.personaId);
+    const headers = { "x-api-key": postgresCustomer.apiKey };
+    targets.push(
+      {
+        name: "/generate, PostgreSQL, 1 instance",
+        key: "postgres1",
+        urls: [`${first.url}/api/v1/generate`],
+        body,
+        headers,
+      },
+      {
+        name: "/generate, PostgreSQL, 2 instances",
+        key: "postgres2",
+        urls: [`${first.url}/api/v1/generate`, `${second.url}/api/v1/generate`],
+        body,
+        headers,
+      },
     );
   }
+
+  for (const target of targets) await load(target, 2); // warm-up: JIT, caches, pools
+  const figures = new Map(targets.map((target) => [target.name, []]));
+  for (let round = 0; round < rounds; round += 1) {
+    for (const target of targets) {
+      figures.get(target.name).push(await load(target, duration));
+      process.stderr.write(".");
+    }
+  }
+  const result = new Map(
+    [...figures].map(([name, runs]) => [
+      name,
+      {
+        rps: median(runs.map((run) => run.rps)),
+        p50: median(runs.map((run) => run.p50)),
+        p99: median(runs.map((run) => run.p99)),
+      },
+    ]),
+  );
+
+  // The service's CPU per request by thread, during a run of the SQLite target.
+  const sqliteTarget = targets.find((target) => target.key === "sqlite");
+  const before = threadCpu(sqliteService.child.pid);
+  const cpuStarted = Date.now();
+  const cpuRun = await autocannon({
+    url: sqliteTarget.urls[0],
+    method: "POST",
+    headers: { "content-type": "application/json", ...sqliteTarget.headers },
+    body: sqliteTarget.body,
+    connections,
+    amount: 5_000,
+  });
+  const cpuSeconds = (Date.now() - cpuStarted) / 1000;
+  const after = threadCpu(sqliteService.child.pid);
+  const requests = cpuRun.requests.total;
+  const perThread = [...after]
+    .map(([thread, ms]) => ({
+      thread,
+      usPerRequest: ((ms - (before.get(thread) ?? 0)) * 1000) / requests,
+    }))
+    .filter((entry) => entry.usPerRequest >= 5)
+    .sort((a, b) => b.usPerRequest - a.usPerRequest);
+  const expressTarget = targets[1];
+  const expressPid = express.child.pid;
+  const expressBefore = threadCpu(expressPid).get(expressPid);
+  await autocannon({
+    url: expressTarget.urls[0],
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: expressTarget.body,
+    connections,
+    amount: 5_000,
+  });
+  const expressCpu = ((threadCpu(expressPid).get(expressPid) - expressBefore) * 1000) / 5_000;
+
+  // Latency above the express route at a fixed rate (what a user pays).
+  const fixed = {
+    express: await load(expressTarget, duration, fixedRate),
+    sqlite: await load(sqliteTarget, duration, fixedRate),
+  };
+
+  // The ledger after it all: sums to the balance, nothing reserved.
+  const account = JSON.parse(admin(sqliteFile, "account", "show", sqliteCustomer.accountId));
+  const ledgerOk =
+    account.ledgerSumMicros === account.balanceMicros && account.reservedMicros === 0;
+
+  const expressRps = result.get("express 5 JSON route").rps;
+  const get = (name) => result.get(name);
+  const ratio = (name, reference = expressRps) => get(name).rps / reference;
+  const verdict = (value, target) =>
+    value >= target
+      ? `met (${value.toFixed(2)} ≥ ${target})`
+      : `**missed**: ${value.toFixed(2)} < ${target} (${((1 - value / target) * 100).toFixed(0)} % short)`;
+  const row = (name) => {
+    const { rps, p50, p99 } = get(name);
+    return `| ${name} | ${rps.toFixed(0)} | ${p50} | ${p99} | ${(rps / expressRps).toFixed(2)} |`;
+  };
+  const lines = [
+    "## /api/v1/generate next to the framework under it and a peer gateway",
+    "",
+    `- Machine: ${machineLine()}`,
+    `- Command: \`npm run bench\` (autocannon, ${connections} connections, ${rounds} interleaved rounds of ${duration} s after a 2 s warm-up per target; the median round; every server in its own process; request logging on)`,
+    `- Date: ${new Date().toISOString().slice(0, 10)}`,
+    "- Every /generate request authenticates its key, counts its rate-limit windows and holds its reservation (one storage call), runs the engine, and settles durably (usage row, ledger entry, balance; SQLite with synchronous=FULL, group-committed) before answering.",
+    "",
+    "| target | requests/s | p50 ms | p99 ms | ÷ express |",
+    "|---|---:|---:|---:|---:|",
+    ...targets.map((target) => row(target.name)),
+    "",
+    "Targets (issue 14):",
+    "",
+    `- SQLite /generate ≥ 0.5 × express: ${verdict(ratio("/generate, SQLite (offline engine)"), 0.5)}`,
+    `- /generate through an instant upstream ≥ 0.35 × express: ${verdict(ratio("/generate, SQLite → mock upstream"), 0.35)}; and above Portkey in front of the same upstream: ${verdict(get("/generate, SQLite → mock upstream").rps / get("Portkey gateway → mock upstream").rps, 1)}`,
+  ];
+  if (postgresUrl !== undefined) {
+    lines.push(
+      `- PostgreSQL, one instance ≥ 0.3 × express: ${verdict(ratio("/generate, PostgreSQL, 1 instance"), 0.3)}`,
+      `- PostgreSQL, two instances ≥ 1.6 × one: ${verdict(get("/generate, PostgreSQL, 2 instances").rps / get("/generate, PostgreSQL, 1 instance").rps, 1.6)}`,
+    );
+  } else {
+    lines.push(`- PostgreSQL: skipped (${postgresSkipped})`);
+  }
+  const overheadP50 = fixed.sqlite.p50 - fixed.express.p50;
+  const overheadP99 = fixed.sqlite.p99 - fixed.express.p99;
+  lines.push(
+    `- Overhead at ${fixedRate} requests/s above the express route: p50 ${overheadP50.toFixed(2)} ms (target < 1 ms: ${overheadP50 < 1 ? "met" : "**missed**"}), p99 ${overheadP99.toFixed(2)} ms (target < 5 ms: ${overheadP99 < 5 ? "met" : "**missed**"}) — service p50/p99 ${fixed.sqlite.p50}/${fixed.sqlite.p99} ms, express ${fixed.express.p50}/${fixed.express.p99} ms`,
+    "",
+    `Where the time goes (SQLite, ${requests} requests in ${cpuSeconds.toFixed(1)} s): CPU per request by thread of the service — ${perThread.map((entry) => `${entry.thread === sqliteService.child.pid ? "main thread" : `thread ${entry.thread}`} ${entry.usPerRequest.toFixed(0)} µs`).join(", ")}; the express route's main thread: ${expressCpu.toFixed(0)} µs. The main thread is the limit (storage runs on the worker threads); a profile (\`node --cpu-prof\`) of it is read in the section "Where the time goes" below.`,
+    "",
+    `Ledger after the run: ${ledgerOk ? "sums to the balance, nothing reserved" : "**does not match**"} (${JSON.stringify({ balance: account.balanceMicros, ledger: account.ledgerSumMicros, reserved: account.reservedMicros })}).`,
+  );
   const section = lines.join("\n");
   writeSection(path.join(root, "docs/BENCHMARKS.md"), "generate", section);
-  process.stdout.write(`${section}\n`);
+  process.stdout.write(`\n${section}\n`);
+}
+
+try {
+  await withPostgres(main);
 } finally {
-  bare.child.kill("SIGTERM");
+  for (const child of children) child.kill("SIGTERM");
   fs.rmSync(directory, { recursive: true, force: true });
 }

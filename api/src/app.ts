@@ -1,6 +1,5 @@
 import { API_PREFIX, ENDPOINT_PATHS } from "@persona-reply/shared";
 import express, { type Express } from "express";
-import { pinoHttp } from "pino-http";
 import { createCompletionsRouter } from "./completions/completions-route.js";
 import { createGenerateRouter } from "./generate/generate-route.js";
 import { createHealthRouter, HEALTH_PATHS } from "./health/health-routes.js";
@@ -9,8 +8,7 @@ import { createErrorHandler } from "./http/error-handler.js";
 import { setErrorStyle } from "./http/error-style.js";
 import { limitPipelining } from "./http/pipelining-limit.js";
 import { ServiceError } from "./http/service-error.js";
-import { redactUrl } from "./logging/redact-url.js";
-import { REQUEST_ID_HEADER, requestContext, requestIdFor } from "./logging/request-context.js";
+import { requestLogging } from "./logging/request-logging.js";
 import { createLoginRouter } from "./login/login-route.js";
 import { createMetricsMiddleware } from "./metrics/metrics-middleware.js";
 import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
@@ -33,35 +31,13 @@ export function createApp(services: Services): Express {
   app.disable("etag");
   app.set("trust proxy", false);
 
+  // One log line per request, with its ID on every line written while it is served.
   app.use(
-    pinoHttp({
-      logger: services.logger,
-      genReqId(request, response) {
-        const id = requestIdFor(request);
-        response.setHeader(REQUEST_ID_HEADER, id);
-        return id;
-      },
-      // Health checks and scrapes come every few seconds; logging them would drown the rest.
-      autoLogging: {
-        ignore: (request) =>
-          (HEALTH_PATHS as readonly string[]).includes(request.url ?? "") ||
-          request.url === METRICS_PATH,
-      },
-      serializers: {
-        req: (request: { id: unknown; method: string; url: string }) => ({
-          id: request.id,
-          method: request.method,
-          url: redactUrl(request.url),
-        }),
-        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-      },
-    }),
+    requestLogging(
+      services.logger,
+      (url) => (HEALTH_PATHS as readonly string[]).includes(url) || url === METRICS_PATH,
+    ),
   );
-
-  // Every log line written while serving the request carries its ID (logging/request-context.ts).
-  app.use((request, _response, next) => {
-    requestContext.run({ requestId: String(request.id) }, next);
-  });
   app.use(createMetricsMiddleware(services.metrics, app));
   app.use(limitPipelining());
 

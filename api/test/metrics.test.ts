@@ -101,7 +101,7 @@ describe("request IDs (x-request-id) in every response and every log line", () =
     const id = failing.headers.get("x-request-id") ?? "";
     expect(id).toMatch(/^[0-9a-f-]{36}$/u);
     const logged = lines.filter((line) => line.requestId === id);
-    // The error handler's line (written through the process-wide logger) and pino-http's line.
+    // The error handler's line (written through the process-wide logger) and the request's own line.
     expect(logged.map((line) => line.msg)).toEqual(
       expect.arrayContaining(["request failed", "request errored"]),
     );

@@ -21,12 +21,25 @@ const QUESTIONS = {
   often: "Often end with a question back to the user.",
 } as const;
 
+/** Compiled prompts by persona object: a cached persona is compiled once, not on every request. */
+const compiled = new WeakMap<Persona, string>();
+
 /**
  * Compiles a persona's traits (spec §2 Persona: personality, communication
  * style, behavioural guidelines, boundaries) into the system prompt sent
- * first to a language-model provider.
+ * first to a language-model provider. Persona objects are not mutated once
+ * read, so the prompt is kept per object.
  */
 export function compileSystemPrompt(persona: Persona): string {
+  let prompt = compiled.get(persona);
+  if (prompt === undefined) {
+    prompt = compileTraits(persona);
+    compiled.set(persona, prompt);
+  }
+  return prompt;
+}
+
+function compileTraits(persona: Persona): string {
   const { personality, communicationStyle, behaviouralGuidelines, signaturePhrases } =
     persona.traits;
   const lines = [

@@ -3,6 +3,9 @@ import { listRoutes, type RouteMatcher, routeMatchers } from "../http/route-inve
 import { onSocketGone } from "../http/socket-gone.js";
 import type { Metrics } from "./metrics.js";
 
+/** Paths whose route label is remembered. */
+const MAX_CACHED_LABELS = 1_000;
+
 /** Label value of requests no route matched (unknown paths are never label values). */
 export const UNMATCHED_ROUTE = "unmatched";
 
@@ -28,6 +31,19 @@ export function routeLabel(matchers: readonly RouteMatcher[], method: string, pa
  */
 export function createMetricsMiddleware(metrics: Metrics, app: Express): RequestHandler {
   let matchers: RouteMatcher[] | undefined;
+  // Labels of recent paths: matching every route template on every request costs more than the rest.
+  const labels = new Map<string, string>();
+  const labelOf = (method: string, pathname: string): string => {
+    const key = `${method} ${pathname}`;
+    let route = labels.get(key);
+    if (route === undefined) {
+      matchers ??= routeMatchers(listRoutes(app));
+      route = routeLabel(matchers, method, pathname);
+      // Bounded: a scan of random paths only ever fills it once.
+      if (labels.size < MAX_CACHED_LABELS) labels.set(key, route);
+    }
+    return route;
+  };
   return (request, response, next) => {
     const started = process.hrtime.bigint();
     metrics.httpInFlight.inc();
@@ -37,10 +53,9 @@ export function createMetricsMiddleware(metrics: Metrics, app: Express): Request
       counted = true;
       cancelSocketWatch();
       metrics.httpInFlight.dec();
-      matchers ??= routeMatchers(listRoutes(app));
       // `request.path` is relative to the router that answered (e.g. "/generate" inside /api/v1).
       const pathname = request.originalUrl.split("?")[0] ?? "";
-      const route = routeLabel(matchers, request.method, pathname);
+      const route = labelOf(request.method, pathname);
       const status = response.headersSent ? String(response.statusCode) : "aborted";
       const labels = { route, method: request.method, status };
       metrics.httpRequests.inc(labels);

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { Kysely, sql } from "kysely";
 import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import type { Logger } from "../../logging/logger.js";
@@ -21,6 +22,13 @@ import { SqliteWorkerClient } from "./sqlite-client.js";
 import { prepareSqliteFile } from "./sqlite-file.js";
 import { WorkerDialect } from "./worker-dialect.js";
 import type { WorkerEvent, WorkerOptions } from "./worker-protocol.js";
+
+/**
+ * Files up to this size are checked with `PRAGMA quick_check` at every start
+ * (it reads the whole file: a few seconds for 512 MiB); larger ones are not,
+ * and the log says so.
+ */
+const QUICK_CHECK_MAX_BYTES = 512 * 1024 * 1024;
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -119,17 +127,27 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const database = new Kysely<DatabaseSchema>({
     dialect: new WorkerDialect({ writer, reader, timeoutMs: options.timeoutMs, close }),
   });
-  /** Migrations wait as long as they need (they run before anything is served). */
+  /** Start-up checks and migrations wait as long as they need (nothing is served yet). */
   const migrationDatabase = new Kysely<DatabaseSchema>({
     dialect: new WorkerDialect({ writer, reader, timeoutMs: 3_600_000, close }),
   });
 
   try {
-    const { rows } = await sql<{ quick_check: string }>`pragma quick_check(1)`.execute(database);
-    const check = rows[0];
-    if (check?.quick_check !== "ok") {
-      throw new StorageStartupError(
-        `the database ${options.file} is damaged (quick_check: ${check?.quick_check ?? "no answer"}): restore it from a backup (docs/OPERATIONS.md "Backups")`,
+    const size = fs.statSync(options.file).size;
+    if (size <= QUICK_CHECK_MAX_BYTES) {
+      const { rows } = await sql<{
+        quick_check: string;
+      }>`pragma quick_check(1)`.execute(migrationDatabase);
+      const check = rows[0];
+      if (check?.quick_check !== "ok") {
+        throw new StorageStartupError(
+          `the database ${options.file} is damaged (quick_check: ${check?.quick_check ?? "no answer"}): restore it from a backup (docs/OPERATIONS.md "Backups")`,
+        );
+      }
+    } else {
+      options.logger.warn(
+        { file: options.file, bytes: size },
+        "the database is too large to check at every start (quick_check skipped); check it while it is offline with: sqlite3 FILE 'pragma quick_check'",
       );
     }
   } catch (error) {
