@@ -1,10 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
+  ADMIN_SCRIPT,
   type ApiFixture,
   MAIN_SCRIPT,
   spawnService,
@@ -210,6 +211,88 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
       expect(await store.billing.balances.openReservations(fixture.accountId)).toBe(0);
     } finally {
       await restarted.stop();
+    }
+  });
+
+  it("backs up under load with persona-admin backup, and a second instance restored from it has a ledger that matches", async () => {
+    fixture = await startApi();
+    const file = databaseOf(fixture);
+    const backup = path.join(fixture.directory, "backups", "persona-reply.backup.sqlite");
+    fs.mkdirSync(path.dirname(backup));
+    const load = runLoad({
+      baseUrl: fixture.baseUrl,
+      apiKey: fixture.apiKey,
+      personaId: fixture.personaId,
+      concurrency: 10,
+      durationMs: 3_000,
+      prefix: "backup",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const backupStarted = Date.now();
+    const copy = spawn(process.execPath, [ADMIN_SCRIPT, "backup", backup], {
+      env: { ...process.env, PERSONA_DATABASE_URL: file },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let copyOutput = "";
+    copy.stdout.on("data", (chunk: Buffer) => {
+      copyOutput += chunk.toString("utf8");
+    });
+    const copied = await new Promise<number | null>((resolve) => copy.once("exit", resolve));
+    const results = await load;
+    expect(copied).toBe(0);
+    expect(JSON.parse(copyOutput)).toMatchObject({ file: backup });
+    expect(fs.statSync(backup).mode & 0o777).toBe(0o600);
+    // The service kept serving while the copy was made.
+    expect(
+      results.filter((result) => result.startedAt > backupStarted && result.status === 200).length,
+    ).toBeGreaterThan(0);
+
+    const restoredDirectory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-restored-"));
+    const restoredFile = path.join(restoredDirectory, "persona-reply.sqlite");
+    fs.copyFileSync(backup, restoredFile);
+    const second = await spawnService(restoredDirectory, {
+      PERSONA_DATABASE_URL: restoredFile,
+      PERSONA_SEED_DEMO: "false",
+    });
+    try {
+      store = await openStore(restoredFile);
+      // Every request answered 200 before the copy began is in it, charged.
+      const before = results.filter(
+        (result) => result.status === 200 && result.startedAt + result.elapsedMs < backupStarted,
+      );
+      const rows = await store.billing.usage.findByRequestIds(
+        before.map((result) => result.requestId),
+      );
+      expect(rows.filter((row) => row.status === 200 && row.costMicros > 0)).toHaveLength(
+        before.length,
+      );
+      // The copy is consistent: the ledger sums to the balance, and what is
+      // reserved is exactly what its open reservations hold.
+      const balance = await store.billing.balances.balanceOf(fixture.accountId);
+      expect(await store.billing.balances.ledgerSum(fixture.accountId)).toBe(
+        balance?.balanceMicros,
+      );
+      const open = await store.database
+        .selectFrom("balance_reservations")
+        .select("amount_micros")
+        .where("account_id", "=", fixture.accountId)
+        .execute();
+      expect(open.reduce((sum, row) => sum + Number(row.amount_micros), 0)).toBe(
+        balance?.reservedMicros,
+      );
+      // And the restored instance serves.
+      const served = await runLoad({
+        baseUrl: second.url,
+        apiKey: fixture.apiKey,
+        personaId: fixture.personaId,
+        concurrency: 2,
+        durationMs: 300,
+        prefix: "restored",
+      });
+      expect(served.every((result) => result.status === 200)).toBe(true);
+    } finally {
+      await second.stop();
+      fs.rmSync(restoredDirectory, { recursive: true, force: true });
     }
   });
 
