@@ -202,10 +202,20 @@ export class PostgresLedger implements Ledger {
     SettleOutcome
   >;
 
+  private readonly pool: pg.Pool;
+  private readonly relaxed: pg.Pool;
+
+  /**
+   * @param pools - `durable` for settlements and usage rows (commits wait for
+   *   the WAL flush); `relaxed` for admissions and releases (they do not:
+   *   a server crash may forget a reservation or a count, never a charge)
+   */
   constructor(
-    private readonly pool: pg.Pool,
+    pools: { durable: pg.Pool; relaxed: pg.Pool },
     private readonly health: StoreHealth,
   ) {
+    this.pool = pools.durable;
+    this.relaxed = pools.relaxed;
     this.settlements = new GroupCommit((items) => this.settleBatch(items), {
       maxBatch: 200,
       maxInFlight: 2,
@@ -242,7 +252,7 @@ export class PostgresLedger implements Ledger {
     if (!row.passed && rateLimit !== undefined) {
       // The statement's snapshot predates the writers it waited for: read the counters as they are now.
       const [current] = await this.health.observe(
-        queryWithin<CounterRow>(this.pool, deadline, {
+        queryWithin<CounterRow>(this.relaxed, deadline, {
           name: "persona_bucket_counters",
           text: "select minute_start, minute_count, hour_start, hour_count, day_start, day_count from rate_limit_buckets where bucket = $1",
           values: [rateLimit.bucket],
@@ -327,7 +337,7 @@ export class PostgresLedger implements Ledger {
 
   async release(input: ReleaseInput, deadline: Deadline): Promise<boolean> {
     const [row] = await this.health.observe(
-      queryWithin<{ released: boolean }>(this.pool, deadline, {
+      queryWithin<{ released: boolean }>(this.relaxed, deadline, {
         name: "persona_release",
         text: RELEASE_SQL,
         values: [

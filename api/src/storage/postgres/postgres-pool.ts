@@ -44,14 +44,21 @@ export function classifyPostgresError(error: unknown): unknown {
  * removes its own idle listener while a client is checked out, so a
  * connection cut then (`pg_terminate_backend`, a restart) would otherwise
  * be an unhandled `error` event.
+ *
+ * @param options.relaxedCommits - the pool's sessions commit without waiting
+ *   for the WAL flush (`synchronous_commit = off`): only for writes whose loss
+ *   in a server crash loses no money and no record
  */
 export function createPostgresPool(
   url: string,
   poolSize: number,
   timeouts: PostgresTimeouts,
   health: StoreHealth,
+  options: { relaxedCommits?: boolean } = {},
 ): pg.Pool {
   const pool = new pg.Pool({
+    // Commits that need not wait for the WAL flush (see PostgresLedger): the session's default.
+    ...(options.relaxedCommits === true ? { options: "-c synchronous_commit=off" } : {}),
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,

@@ -36,6 +36,15 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
   const location = maskedPostgresUrl(options.url);
   const health = new StoreHealth(options.logger, location);
   const pool = createPostgresPool(options.url, options.poolSize, options.timeouts, health);
+  // Admissions and releases need not wait for the WAL flush: a server crash may lose
+  // a reservation or a count, never a charge (settlements use the durable pool).
+  const relaxedPool = createPostgresPool(
+    options.url,
+    Math.max(2, Math.ceil(options.poolSize / 2)),
+    options.timeouts,
+    health,
+    { relaxedCommits: true },
+  );
   const changes = new ChangeFeed();
   const stopListening = listenForChanges(
     options.url,
@@ -46,10 +55,13 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
   // Destroying kysely (tests do) also stops the listener, so nothing is left running.
   const database = new Kysely<DatabaseSchema>({
     dialect: new PostgresDialect({
-      pool: kyselyPool(pool, health, changes, stopListening) as never,
+      pool: kyselyPool(pool, health, changes, async () => {
+        await stopListening();
+        await relaxedPool.end();
+      }) as never,
     }),
   });
-  const ledger = new PostgresLedger(pool, health);
+  const ledger = new PostgresLedger({ durable: pool, relaxed: relaxedPool }, health);
   return {
     dialect: "postgres",
     database,
