@@ -131,6 +131,67 @@ describe.skipIf(postgresSkip !== undefined)(
       ).toBe(true);
     });
 
+    it("answers 503 and says 'no schema' in /readyz when its database is recreated empty, and recovers at restart", async () => {
+      const recreated = await createTestDatabase("postgres");
+      try {
+        const seeded = await openStore(recreated.url);
+        const customer = await createCustomer(seeded, { balanceMicros: 1_000_000 });
+        await closeStore(seeded);
+        const instance = await spawnService(directory, {
+          PERSONA_DATABASE_URL: recreated.url,
+          PERSONA_SEED_DEMO: "false",
+          PERSONA_INSTANCE_ID: "recreated",
+        });
+        instances.push(instance);
+        expect(
+          (await loadOver([instance], customer, 300, "before-recreate")).every(
+            (r) => r.status === 200,
+          ),
+        ).toBe(true);
+        // The operator drops and recreates the database under the running instance.
+        const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+        await admin.connect();
+        const name = new URL(recreated.url).pathname.slice(1);
+        await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+        await admin.query(`CREATE DATABASE ${name}`);
+        await admin.end();
+        expect(
+          await eventually(async () => {
+            const ready = await status(`${instance.url}/readyz`);
+            return ready.status === 503 && /no schema/u.test(ready.body);
+          }, 10_000),
+        ).toBe(true);
+        const response = await fetch(`${instance.url}/api/v1/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer prk_unknown" },
+          body: JSON.stringify({ model: customer.persona.id, prompt: "Hi" }),
+        });
+        expect([401, 503]).toContain(response.status);
+        const served = await fetch(`${instance.url}/api/v1/generate`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": customer.key },
+          body: JSON.stringify({
+            personaId: customer.persona.id,
+            messages: [{ role: "user", content: "Hi" }],
+          }),
+        });
+        expect(served.status).toBe(503);
+        expect(served.headers.get("retry-after")).toMatch(/^\d+$/u);
+        expect(alive(instance)).toBe(true);
+        await instance.stop();
+        // A restart applies the migrations to the empty database.
+        const restarted = await spawnService(directory, {
+          PERSONA_DATABASE_URL: recreated.url,
+          PERSONA_SEED_DEMO: "false",
+          PERSONA_INSTANCE_ID: "recreated",
+        });
+        instances.push(restarted);
+        expect((await status(`${restarted.url}/readyz`)).status).toBe(200);
+      } finally {
+        await recreated.drop();
+      }
+    });
+
     it("answers within its deadline while the database hangs, says so in /readyz, and recovers when it answers again", async () => {
       const target = new URL(database.url);
       const proxy: TcpProxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
