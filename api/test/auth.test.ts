@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawRequest } from "./support/raw-http.js";
+import { rawRequest } from "../../test-support/raw-http.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 let service: TestService;

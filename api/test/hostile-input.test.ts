@@ -1,7 +1,7 @@
 import zlib from "node:zlib";
 import { completionErrorBodySchema, LOGIN_PATH } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RawAnswer, rawExchange, rawRequest } from "./support/raw-http.js";
+import { type RawAnswer, rawExchange, rawRequest } from "../../test-support/raw-http.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 // Issue 13 "Faults and hostile input" and issue 22 (bodies that do not
