@@ -55,33 +55,55 @@ export function rawRequest(
  * sent once it closes the connection or `timeoutMs` passes (then
  * `timedOut` is true). For requests that lie about their body.
  */
-export function rawExchange(
+export async function rawExchange(
   origin: string,
   head: string,
   body: string | Buffer,
   timeoutMs: number,
 ): Promise<{ received: string; timedOut: boolean; elapsedMs: number }> {
-  const url = new URL(origin);
   const started = performance.now();
+  const { received, timedOut } = await exchange(
+    origin,
+    Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body)]),
+    false,
+    timeoutMs,
+  );
+  return {
+    received: received.toString("latin1"),
+    timedOut,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/**
+ * Writes `bytes` on a fresh connection (then half-closes it when `end`),
+ * and resolves with everything received once the server closes the
+ * connection, or when `timeoutMs` passes (`timedOut`).
+ */
+function exchange(
+  origin: string,
+  bytes: Buffer,
+  end: boolean,
+  timeoutMs: number,
+): Promise<{ received: Buffer; timedOut: boolean }> {
+  const url = new URL(origin);
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
-    let received = "";
+    const received: Buffer[] = [];
     let done = false;
     const finish = (timedOut: boolean) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ received, timedOut, elapsedMs: performance.now() - started });
+      resolve({ received: Buffer.concat(received), timedOut });
     };
     const timer = setTimeout(() => finish(true), timeoutMs);
     socket.on("connect", () => {
-      socket.write(head);
-      socket.write(body);
+      socket.write(bytes);
+      if (end) socket.end();
     });
-    socket.on("data", (chunk: Buffer) => {
-      received += chunk.toString("latin1");
-    });
+    socket.on("data", (chunk: Buffer) => received.push(chunk));
     socket.on("error", () => finish(false));
     socket.on("close", () => finish(false));
   });
@@ -161,7 +183,7 @@ function parseAnswer(raw: Buffer): Omit<WireAnswer, "timedOut"> {
  *
  * @param timeoutMs - how long to wait for the server to answer and close
  */
-export function sendWire(
+export async function sendWire(
   origin: string,
   request: WireRequest,
   timeoutMs: number,
@@ -186,28 +208,15 @@ export function sendWire(
           Buffer.from("0\r\n\r\n"),
         ])
       : body;
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(url.port), url.hostname);
-    const received: Buffer[] = [];
-    let done = false;
-    const finish = (timedOut: boolean) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve({ ...parseAnswer(Buffer.concat(received)), timedOut });
-    };
-    const timer = setTimeout(() => finish(true), timeoutMs);
-    socket.on("connect", () => {
-      socket.write(Buffer.concat([head, payload]));
-      // Half-closing after a whole request would make Node abort it (no httpAllowHalfOpen):
-      // only a client that declared more than it sent says "that is all" this way.
-      if (framing.kind === "declared" && framing.length > body.length && framing.hold !== true) {
-        socket.end();
-      }
-    });
-    socket.on("data", (chunk: Buffer) => received.push(chunk));
-    socket.on("error", () => finish(false));
-    socket.on("close", () => finish(false));
-  });
+  // Half-closing after a whole request would make Node abort it (no httpAllowHalfOpen):
+  // only a client that declared more than it sent says "that is all" this way.
+  const givesUp =
+    framing.kind === "declared" && framing.length > body.length && framing.hold !== true;
+  const { received, timedOut } = await exchange(
+    origin,
+    Buffer.concat([head, payload]),
+    givesUp,
+    timeoutMs,
+  );
+  return { ...parseAnswer(received), timedOut };
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from "node:crypto";
-import { completionErrorBodySchema, LOGIN_PATH } from "@persona-reply/shared";
+import { LOGIN_PATH } from "@persona-reply/shared";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,8 +12,10 @@ import {
   type Outcome,
   parserMayRefuse,
 } from "../../test-support/fuzz-headers.js";
+import { fuzzSettings } from "../../test-support/fuzz-settings.js";
 import { sendWire, type WireAnswer, type WireRequest } from "../../test-support/raw-http.js";
 import { SessionStore } from "../src/playground/session-store.js";
+import { type ErrorFormat, expectErrorFormat } from "./support/error-format.js";
 import { csrfIn, hiddenField, PageClient } from "./support/page-client.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
@@ -27,14 +29,7 @@ import { startTestService, type TestService } from "./support/test-service.js";
  * PERSONA_FUZZ_HEADER_RUNS raises the cases per family; PERSONA_FUZZ_SEED
  * and PERSONA_FUZZ_PATH replay one.
  */
-const RUNS = Number(process.env.PERSONA_FUZZ_HEADER_RUNS ?? 250);
-const SEED =
-  process.env.PERSONA_FUZZ_SEED === undefined ? undefined : Number(process.env.PERSONA_FUZZ_SEED);
-const PATH = process.env.PERSONA_FUZZ_PATH;
-const replay = {
-  ...(SEED === undefined ? {} : { seed: SEED }),
-  ...(PATH === undefined ? {} : { path: PATH }),
-};
+const { runs: RUNS, parameters: FUZZ_PARAMETERS } = fuzzSettings("PERSONA_FUZZ_HEADER_RUNS", 250);
 const FORM_LIMIT = 32 * 1024;
 
 let service: TestService;
@@ -92,13 +87,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => service?.stop());
 
-/** How a family answers errors: the formats of spec §7 and the pages. */
-type Format = "native" | "completions" | "json" | "html";
-
 interface Family {
   name: string;
   kind: BodyKind;
-  format: Format;
+  format: ErrorFormat;
   base: () => WireRequest;
   /** The statuses each outcome may end in. */
   statuses: Record<Exclude<Outcome, "any">, number[]>;
@@ -265,25 +257,6 @@ function buildFamilies(): Family[] {
   ];
 }
 
-/** Checks that an error answer is in the family's format. */
-function expectFormat(format: Format, answer: WireAnswer, context: string): void {
-  const contentType = answer.headers["content-type"] ?? "";
-  if (format === "html") {
-    expect(contentType, context).toMatch(/^text\/html/u);
-  } else if (format === "completions") {
-    expect(contentType, context).toMatch(/^application\/json/u);
-    completionErrorBodySchema.parse(JSON.parse(answer.text));
-  } else if (format === "json" || answer.status === 429) {
-    expect(contentType, context).toMatch(/^application\/json/u);
-    const body = JSON.parse(answer.text) as { error: { type: unknown; message: unknown } };
-    expect(typeof body.error.type, context).toBe("string");
-    expect(typeof body.error.message, context).toBe("string");
-  } else {
-    expect(contentType, context).toMatch(/^text\/plain/u);
-    expect(answer.text.trim(), context).not.toBe("");
-  }
-}
-
 /** Node's own plain-text refusal of a request its parser could not take (server.ts). */
 const isParserRefusal = (answer: WireAnswer) =>
   answer.status === 400 && answer.text === "Bad Request\n";
@@ -305,11 +278,15 @@ describe(`property-based fuzzing of request headers on every route family (${RUN
           if (outcome !== "any")
             expect(current.statuses[outcome], context).toContain(answer.status);
           if (answer.status >= 400 && !(parserMayRefuse(mutations) && isParserRefusal(answer))) {
-            expectFormat(current.format, answer, context);
+            expectErrorFormat(
+              current.format,
+              { ...answer, contentType: answer.headers["content-type"] ?? "" },
+              context,
+            );
           }
           if (answer.status === 200 && current.billed) charged.count += 1;
         }),
-        { numRuns: RUNS, ...replay },
+        FUZZ_PARAMETERS,
       );
     }, 240_000);
   }

@@ -1,7 +1,8 @@
 import zlib from "node:zlib";
-import { completionErrorBodySchema, LOGIN_PATH } from "@persona-reply/shared";
+import { LOGIN_PATH } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RawAnswer, rawExchange, rawRequest } from "../../test-support/raw-http.js";
+import { rawExchange, rawRequest } from "../../test-support/raw-http.js";
+import { type ErrorFormat, expectErrorFormat } from "./support/error-format.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 // Issue 13 "Faults and hostile input" and issue 22 (bodies that do not
@@ -70,14 +71,11 @@ const HOSTILE_CASES: HostileCase[] = [
 /** A form of 1001 fields (body-parser's default parameter limit is 1000). */
 const MANY_FIELDS = Array.from({ length: 1001 }, (_, index) => `f${index}=1`).join("&");
 
-/** How each route family answers errors (spec §7; issue 13). */
-type Format = "native" | "completions" | "json" | "html";
-
 interface Route {
   path: string;
   mediaType: string;
   wellFormed: string;
-  format: Format;
+  format: ErrorFormat;
   key?: boolean;
 }
 
@@ -108,26 +106,6 @@ const ROUTES: Route[] = [
   })),
 ];
 
-/** Checks that an answer is an error in the route family's format. */
-function expectFormat(answer: RawAnswer, format: Format, context: string): void {
-  const contentType = answer.headers["content-type"] ?? "";
-  if (format === "native") {
-    expect(contentType, context).toMatch(/^text\/plain/u);
-    expect(answer.text.trim(), context).not.toBe("");
-  } else if (format === "completions") {
-    expect(contentType, context).toMatch(/^application\/json/u);
-    completionErrorBodySchema.parse(JSON.parse(answer.text));
-  } else if (format === "json") {
-    expect(contentType, context).toMatch(/^application\/json/u);
-    const parsed = JSON.parse(answer.text) as { error: { type: unknown; message: unknown } };
-    expect(typeof parsed.error.type, context).toBe("string");
-    expect(typeof parsed.error.message, context).toBe("string");
-  } else {
-    expect(contentType, context).toMatch(/^text\/html/u);
-    expect(answer.text, context).toContain("<!doctype html>");
-  }
-}
-
 function send(route: Route, headers: Record<string, string | string[]>, payload: string | Buffer) {
   return rawRequest(service.url, {
     path: route.path,
@@ -147,7 +125,11 @@ describe("one mapping of request-parsing errors, on every route family (issue 13
         );
         const context = `${route.path} (${route.mediaType}): ${answer.status} ${answer.text.slice(0, 160)}`;
         expect(answer.status, context).toBe(hostile.status);
-        expectFormat(answer, route.format, context);
+        expectErrorFormat(
+          route.format,
+          { ...answer, contentType: answer.headers["content-type"] ?? "" },
+          context,
+        );
       }
     });
   }
@@ -157,7 +139,11 @@ describe("one mapping of request-parsing errors, on every route family (issue 13
       const answer = await send(route, { "content-type": FORM }, MANY_FIELDS);
       const context = `${route.path}: ${answer.status} ${answer.text.slice(0, 160)}`;
       expect(answer.status, context).toBe(413);
-      expectFormat(answer, route.format, context);
+      expectErrorFormat(
+        route.format,
+        { ...answer, contentType: answer.headers["content-type"] ?? "" },
+        context,
+      );
     }
   });
 

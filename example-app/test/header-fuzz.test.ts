@@ -8,6 +8,7 @@ import {
   type Outcome,
   parserMayRefuse,
 } from "../../test-support/fuzz-headers.js";
+import { fuzzSettings } from "../../test-support/fuzz-settings.js";
 import { sendWire, type WireAnswer, type WireRequest } from "../../test-support/raw-http.js";
 import { type ApiFixture, startApi } from "../../test-support/spawn-service.js";
 import type { RunningExampleServer } from "../server/server.js";
@@ -23,14 +24,7 @@ import { serviceEnvironment, startExample } from "./support/example-fixture.js";
  * charges only what the app answered 200. PERSONA_FUZZ_HEADER_RUNS,
  * PERSONA_FUZZ_SEED and PERSONA_FUZZ_PATH as in api/test/header-fuzz.test.ts.
  */
-const RUNS = Number(process.env.PERSONA_FUZZ_HEADER_RUNS ?? 250);
-const SEED =
-  process.env.PERSONA_FUZZ_SEED === undefined ? undefined : Number(process.env.PERSONA_FUZZ_SEED);
-const PATH = process.env.PERSONA_FUZZ_PATH;
-const replay = {
-  ...(SEED === undefined ? {} : { seed: SEED }),
-  ...(PATH === undefined ? {} : { path: PATH }),
-};
+const { runs: RUNS, parameters: FUZZ_PARAMETERS } = fuzzSettings("PERSONA_FUZZ_HEADER_RUNS", 250);
 
 let api: ApiFixture;
 let example: RunningExampleServer;
@@ -103,7 +97,7 @@ describe(`property-based fuzzing of request headers on the example app (${RUNS} 
           if (answer.status === 400) expect(error.type, context).toBe("validation");
           expect(error.message.length, context).toBeGreaterThan(0);
         }),
-        { numRuns: RUNS, ...replay },
+        FUZZ_PARAMETERS,
       );
     }, 240_000);
   }
