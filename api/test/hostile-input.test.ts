@@ -1,7 +1,8 @@
 import zlib from "node:zlib";
 import { LOGIN_PATH } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawExchange, rawRequest } from "../../test-support/raw-http.js";
+import { rawExchange } from "../../test-support/raw-http.js";
+import { rawRequest } from "../../test-support/raw-request.js";
 import { type ErrorFormat, expectErrorFormat } from "./support/error-format.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
@@ -107,10 +108,10 @@ const ROUTES: Route[] = [
 ];
 
 function send(route: Route, headers: Record<string, string | string[]>, payload: string | Buffer) {
-  return rawRequest(service.url, {
-    path: route.path,
+  return rawRequest(service.url, route.path, {
+    method: "POST",
     headers: { ...(route.key === true ? { "x-api-key": service.key } : {}), ...headers },
-    body: payload,
+    raw: payload,
   });
 }
 
@@ -125,11 +126,7 @@ describe("one mapping of request-parsing errors, on every route family (issue 13
         );
         const context = `${route.path} (${route.mediaType}): ${answer.status} ${answer.text.slice(0, 160)}`;
         expect(answer.status, context).toBe(hostile.status);
-        expectErrorFormat(
-          route.format,
-          { ...answer, contentType: answer.headers["content-type"] ?? "" },
-          context,
-        );
+        expectErrorFormat(route.format, { ...answer, contentType: answer.type }, context);
       }
     });
   }
@@ -139,23 +136,19 @@ describe("one mapping of request-parsing errors, on every route family (issue 13
       const answer = await send(route, { "content-type": FORM }, MANY_FIELDS);
       const context = `${route.path}: ${answer.status} ${answer.text.slice(0, 160)}`;
       expect(answer.status, context).toBe(413);
-      expectErrorFormat(
-        route.format,
-        { ...answer, contentType: answer.headers["content-type"] ?? "" },
-        context,
-      );
+      expectErrorFormat(route.format, { ...answer, contentType: answer.type }, context);
     }
   });
 
   it("a gzip body that decompresses is read as the JSON it holds", async () => {
-    const answer = await rawRequest(service.url, {
-      path: "/api/v1/generate",
+    const answer = await rawRequest(service.url, "/api/v1/generate", {
+      method: "POST",
       headers: {
         "content-type": JSON_TYPE,
         "content-encoding": "gzip",
         "x-api-key": service.key,
       },
-      body: zlib.gzipSync(
+      raw: zlib.gzipSync(
         JSON.stringify({
           personaId: service.persona.id,
           messages: [{ role: "user", content: "Hello!" }],
