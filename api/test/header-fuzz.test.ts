@@ -14,6 +14,7 @@ import {
 } from "../../test-support/fuzz-headers.js";
 import { fuzzSettings } from "../../test-support/fuzz-settings.js";
 import { sendWire, type WireAnswer, type WireRequest } from "../../test-support/raw-http.js";
+import { AllowedEmailStore } from "../src/playground/allowed-email-store.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import { type ErrorFormat, expectErrorFormat } from "./support/error-format.js";
 import { csrfIn, hiddenField, PageClient } from "./support/page-client.js";
@@ -53,6 +54,11 @@ const cookieHeader = (client: PageClient) =>
 beforeAll(async () => {
   service = await startTestService();
   otherKey = (await service.services.keys.create(service.accountId, "second")).key;
+  // A session counts while its address is allowed for its account.
+  await new AllowedEmailStore(service.services.database).allow(
+    "owner@example.com",
+    service.accountId,
+  );
   const { token } = await new SessionStore(service.services.database, 3_600_000).create({
     accountId: service.accountId,
     email: "owner@example.com",
