@@ -99,6 +99,6 @@ export function createApp(services: Services): Express {
   app.use((request, _response) => {
     throw new ServiceError("route_not_found", `no route for ${request.method} ${request.path}`);
   });
-  app.use(createErrorHandler(services.logger, services.config.PERSONA_BODY_LIMIT_BYTES));
+  app.use(createErrorHandler(services.logger));
   return app;
 }

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from "./config/config.js";
 import { createServices } from "./create-services.js";
 import { asyncStandardOutput, createLogger } from "./logging/logger.js";
 import { seedDemo } from "./seed/demo-seed.js";
-import { startServer } from "./server.js";
+import { serverTimeouts, startServer } from "./server.js";
 import { StorageStartupError } from "./storage/startup-error.js";
 
 /** Starts the service: config → store and migrations → demo seed → HTTP → graceful shutdown. */
@@ -53,6 +53,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
+    // The drain is bounded (server.ts); closing the store after it must be too.
+    setTimeout(() => {
+      logger.error({ signal }, "shutdown did not finish in time; exiting");
+      output.flushSync();
+      process.exit(1);
+    }, serverTimeouts(config).drain + 10_000).unref();
     server.stop().then(
       () => {
         output.flushSync();

@@ -12,7 +12,12 @@ export interface RunningServer {
   /** Origin the server listens on, e.g. `http://127.0.0.1:8787`. */
   url: string;
   port: number;
-  /** Stops accepting connections, lets requests in flight finish, closes the store. */
+  /**
+   * Drains and stops (issue 13): refuses new connections, closes idle
+   * keep-alive ones, answers the requests in flight with `Connection: close`
+   * (and any that arrive meanwhile on an open connection), closes whatever is
+   * still open at the drain deadline, then closes the store.
+   */
   stop(): Promise<void>;
 }
 
@@ -22,6 +27,8 @@ export interface ServerTimeouts {
   request: number;
   keepAlive: number;
   socket: number;
+  /** How long {@link RunningServer.stop} waits for requests in flight. */
+  drain: number;
 }
 
 /**
@@ -29,7 +36,8 @@ export interface ServerTimeouts {
  * least the headers timeout (Node requires it); the idle-socket timeout,
  * when not set, outlasts the slowest model call (provider timeout ×
  * attempts + 30 s, at least 120 s), because a connection is idle while its
- * request waits for the model.
+ * request waits for the model. The drain deadline, when not set, lets the
+ * slowest model call finish (provider timeout × attempts + 5 s).
  */
 export function serverTimeouts(config: Config): ServerTimeouts {
   const attempts = config.PERSONA_PROVIDER_MAX_RETRIES + 1;
@@ -39,6 +47,7 @@ export function serverTimeouts(config: Config): ServerTimeouts {
     request: Math.max(config.PERSONA_REQUEST_TIMEOUT_MS, config.PERSONA_HEADERS_TIMEOUT_MS),
     keepAlive: config.PERSONA_KEEP_ALIVE_TIMEOUT_MS,
     socket: config.PERSONA_SOCKET_TIMEOUT_MS ?? Math.max(120_000, slowestModelCall),
+    drain: config.PERSONA_DRAIN_TIMEOUT_MS ?? config.PERSONA_PROVIDER_TIMEOUT_MS * attempts + 5_000,
   };
 }
 
@@ -96,6 +105,18 @@ export async function startServer(services: Services): Promise<RunningServer> {
   // Without a 'timeout' listener Node destroys a socket idle this long.
   server.timeout = timeouts.socket;
   server.on("clientError", answerClientError(services.logger));
+  // Responses under way, so a drain can ask each to close its connection.
+  const inFlight = new Set<http.ServerResponse>();
+  let draining = false;
+  server.prependListener("request", (_request, response) => {
+    if (draining) response.setHeader("Connection", "close");
+    inFlight.add(response);
+    response.once("close", () => {
+      inFlight.delete(response);
+      // A response whose headers had gone out before the drain leaves its connection idle.
+      if (draining) server.closeIdleConnections();
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(services.config.PERSONA_PORT, services.config.PERSONA_HOST, () => resolve());
@@ -109,8 +130,22 @@ export async function startServer(services: Services): Promise<RunningServer> {
     url: `http://${host}:${port}`,
     port,
     async stop() {
+      draining = true;
+      for (const response of inFlight) {
+        if (!response.headersSent) response.setHeader("Connection", "close");
+      }
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const deadline = setTimeout(() => {
+          services.logger.warn(
+            { drainMs: timeouts.drain, requestsInFlight: inFlight.size },
+            "drain deadline passed; closing the connections still open",
+          );
+          server.closeAllConnections();
+        }, timeouts.drain);
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await services.billing.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest } from "../../test-support/raw-request.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 let service: TestService;
@@ -42,6 +43,37 @@ describe("authentication (spec §5.1–5.2, §7 row 401)", () => {
     });
     expect(conflicting.status).toBe(401);
     expect(await conflicting.text()).toMatch(/different keys/u);
+  });
+
+  it("answers 401 to two Authorization or two x-api-key headers with different keys, in each endpoint's format (issue 13)", async () => {
+    const { key: other } = await service.services.keys.create(service.accountId, "another");
+    const send = (path: string, headers: Record<string, string | string[]>, payload: unknown) =>
+      rawRequest(service.url, path, { method: "POST", headers, body: payload });
+    const completion = { model: service.persona.id, prompt: "hi" };
+    for (const headers of [
+      { authorization: [`Bearer ${service.key}`, `Bearer ${other}`] },
+      { authorization: [`Bearer ${other}`, `Bearer ${service.key}`] },
+      { "x-api-key": [service.key, other] },
+    ]) {
+      const context = Object.keys(headers).join();
+      const native = await send("/api/v1/generate", headers, body());
+      expect(native.status, context).toBe(401);
+      expect(native.type, context).toMatch(/^text\/plain/u);
+      expect(native.text, context).toMatch(/different keys/u);
+      expect(native.text, context).not.toContain(other);
+      const completions = await send("/api/v1/completions", headers, completion);
+      expect(completions.status, context).toBe(401);
+      expect(JSON.parse(completions.text)).toMatchObject({
+        error: { type: "authentication_error", code: null },
+      });
+    }
+    // The same key twice is not ambiguous.
+    const twice = await send(
+      "/api/v1/generate",
+      { "x-api-key": [service.key, service.key] },
+      body(),
+    );
+    expect(twice.status, twice.text).toBe(200);
   });
 
   it("answers 401 for a revoked key", async () => {

@@ -7,6 +7,7 @@ import {
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { fuzzSettings } from "../../test-support/fuzz-settings.js";
 import {
   edgeNumberText,
   edgeString,
@@ -26,14 +27,7 @@ import { startTestService, type TestService } from "./support/test-service.js";
  * PERSONA_FUZZ_SEED (with PERSONA_FUZZ_PATH, both printed by fast-check on
  * a failure) replays one.
  */
-const RUNS = Number(process.env.PERSONA_FUZZ_RUNS ?? 1500);
-const SEED =
-  process.env.PERSONA_FUZZ_SEED === undefined ? undefined : Number(process.env.PERSONA_FUZZ_SEED);
-const PATH = process.env.PERSONA_FUZZ_PATH;
-const replay = {
-  ...(SEED === undefined ? {} : { seed: SEED }),
-  ...(PATH === undefined ? {} : { path: PATH }),
-};
+const { runs: RUNS, parameters: FUZZ_PARAMETERS } = fuzzSettings("PERSONA_FUZZ_RUNS", 1500);
 
 let service: TestService;
 let checker: OpenApiResponseChecker;
@@ -263,7 +257,7 @@ describe(`property-based fuzzing of the three endpoints (${RUNS} cases each)`, (
     it(`POST /api/v1/${endpoint}: no 5xx, the spec's status and format for every body, /healthz still answers`, async () => {
       await fc.assert(
         fc.asyncProperty(caseArbitrary(endpoint), (fuzzCase) => checkCase(endpoint, fuzzCase)),
-        { numRuns: RUNS, ...replay },
+        FUZZ_PARAMETERS,
       );
       const health = await fetch(`${service.url}/healthz`);
       expect(health.status).toBe(200);

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { LOGIN_PATH } from "@persona-reply/shared";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,6 +59,8 @@ async function keyCount(): Promise<number> {
 }
 
 const rsa = (bits: number) => generateKeyPairSync("rsa", { modulusLength: bits });
+/** A public JWK of `key` with its exponent replaced by `e` (base64url). */
+const withExponent = (key: KeyObject, e: string) => ({ ...key.export({ format: "jwk" }), e });
 
 describe(`GET ${LOGIN_PATH}: every bad parameter is a 400 page, never a redirect`, () => {
   const cases: Array<[string, Record<string, string | undefined>, string]> = [
@@ -80,6 +82,34 @@ describe(`GET ${LOGIN_PATH}: every bad parameter is a 400 page, never a redirect
     [
       "a 1024-bit key",
       { recipient_public_key_jwk: encode(rsa(1024).publicKey.export({ format: "jwk" })) },
+      "recipient_public_key_jwk",
+    ],
+    // Issue 13: with e = 1 "encryption" is the identity, so the key in the
+    // callback URL could be read without any private key; e = 3 is refused too.
+    [
+      "an exponent e = 1",
+      { recipient_public_key_jwk: encode(withExponent(rsa(2048).publicKey, "AQ")) },
+      "recipient_public_key_jwk",
+    ],
+    [
+      "an exponent e = 3",
+      { recipient_public_key_jwk: encode(withExponent(rsa(2048).publicKey, "Aw")) },
+      "recipient_public_key_jwk",
+    ],
+    [
+      "an exponent e = 65539",
+      { recipient_public_key_jwk: encode(withExponent(rsa(2048).publicKey, "AQAD")) },
+      "recipient_public_key_jwk",
+    ],
+    [
+      "a modulus over 8192 bits",
+      {
+        recipient_public_key_jwk: encode({
+          kty: "RSA",
+          n: Buffer.alloc(1025, 0xff).toString("base64url"),
+          e: "AQAB",
+        }),
+      },
       "recipient_public_key_jwk",
     ],
     [

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { ExampleConfig } from "./config.js";
-import { ExampleAppError, toErrorResponse, validationError } from "./errors.js";
+import { bodyReadError, ExampleAppError, toErrorResponse } from "./errors.js";
 import { checkHost } from "./host-check.js";
 import { type Logger, silentLogger } from "./logger.js";
 import { chatRoute } from "./routes/chat-route.js";
@@ -61,7 +61,13 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
   app.use(securityHeaders);
   app.use(checkHost(config.allowedHosts));
 
-  app.use("/api", express.json({ limit: BODY_LIMIT }));
+  const readJson = express.json({ limit: BODY_LIMIT });
+  // A body that cannot be read is the client's fault: 400 validation, the service never called.
+  app.use("/api", (request, response, next) => {
+    readJson(request, response, (error?: unknown) => {
+      next(error === undefined ? undefined : bodyReadError(error, BODY_LIMIT));
+    });
+  });
   app.post("/api/quickstart", quickstartRoute(resolveTarget));
   app.post("/api/chat", chatRoute(resolveTarget));
   app.post("/api/personify", personifyRoute(resolveTarget));
@@ -100,21 +106,10 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
     response.sendFile(indexFile);
   });
 
-  const errorHandler: ErrorRequestHandler = (error, request, response, next) => {
+  const errorHandler: ErrorRequestHandler = (failure, request, response, next) => {
     if (response.headersSent) {
-      next(error);
+      next(failure);
       return;
-    }
-    let failure: unknown = error;
-    // Errors of express.json: malformed JSON, a body over the limit, a bad charset.
-    const bodyError = error as { type?: unknown; status?: unknown };
-    if (typeof bodyError.type === "string" && bodyError.type.startsWith("entity.")) {
-      failure =
-        bodyError.type === "entity.too.large"
-          ? validationError(`the request body is larger than ${BODY_LIMIT}`)
-          : bodyError.type === "entity.parse.failed"
-            ? validationError("the request body is not valid JSON")
-            : validationError("the request body could not be read as UTF-8 JSON");
     }
     const target = config.service.ok ? config.service.origin : undefined;
     const { status, body } = toErrorResponse(failure, target);

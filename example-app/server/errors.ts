@@ -44,6 +44,52 @@ export function validationError(message: string): ExampleAppError {
   return new ExampleAppError("validation", 400, message);
 }
 
+/**
+ * What body-parser (under `express.json`) attaches to its errors: `type`
+ * names the failure; a body that does not decompress under its
+ * Content-Encoding is Node's zlib error (a `code` and a numeric `errno`).
+ */
+interface BodyReadFailure {
+  type?: unknown;
+  errno?: unknown;
+}
+
+/** Messages of the body-parser failures, by `type`. */
+const BODY_READ_MESSAGES: Record<string, string> = {
+  "entity.parse.failed": "the request body is not valid JSON",
+  "charset.unsupported": "the request body's charset is not supported; send UTF-8 JSON",
+  "encoding.unsupported":
+    "the request body's Content-Encoding is not supported; send it as identity, gzip, deflate or br",
+  "request.aborted": "the request body was not received whole",
+  "request.size.invalid": "the request body's length does not match its Content-Length",
+};
+
+/**
+ * The error for a request body the server could not read (issue 13): a
+ * `validation` error (400) saying why — malformed JSON, over `limit`, an
+ * unsupported charset or Content-Encoding, a body that does not decompress,
+ * a body cut short. The service is never called for such a request, so it is
+ * never a `provider` error. body-parser's own programming errors (`stream.*`)
+ * are returned as they are.
+ *
+ * @param error - what `express.json` passed to `next`
+ * @param limit - the body limit, named in the message of an over-size body
+ */
+export function bodyReadError(error: unknown, limit: string): unknown {
+  const failure = (typeof error === "object" && error !== null ? error : {}) as BodyReadFailure;
+  const type = typeof failure.type === "string" ? failure.type : undefined;
+  if (type?.startsWith("stream.") === true) return error;
+  if (type === "entity.too.large") {
+    return validationError(`the request body is larger than ${limit}`);
+  }
+  const message =
+    (type === undefined ? undefined : BODY_READ_MESSAGES[type]) ??
+    (typeof failure.errno === "number"
+      ? "the request body does not decompress as its Content-Encoding says"
+      : "the request body could not be read");
+  return validationError(message);
+}
+
 /** A `config` error (500) naming the missing or unusable variable. */
 export function configError(message: string): ExampleAppError {
   return new ExampleAppError("config", 500, message);

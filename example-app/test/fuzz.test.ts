@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { fuzzSettings } from "../../test-support/fuzz-settings.js";
 import {
   edgeString,
   type FieldSpec,
@@ -25,14 +26,7 @@ import { serviceEnvironment, startExample } from "./support/example-fixture.js";
  * Cases per route; PERSONA_FUZZ_RUNS overrides it, PERSONA_FUZZ_SEED and
  * PERSONA_FUZZ_PATH (printed by fast-check on a failure) replay one.
  */
-const RUNS = Number(process.env.PERSONA_FUZZ_RUNS ?? 1000);
-const SEED =
-  process.env.PERSONA_FUZZ_SEED === undefined ? undefined : Number(process.env.PERSONA_FUZZ_SEED);
-const PATH = process.env.PERSONA_FUZZ_PATH;
-const replay = {
-  ...(SEED === undefined ? {} : { seed: SEED }),
-  ...(PATH === undefined ? {} : { path: PATH }),
-};
+const { runs: RUNS, parameters: FUZZ_PARAMETERS } = fuzzSettings("PERSONA_FUZZ_RUNS", 1000);
 const UNKNOWN_PERSONA = "00000000-0000-4000-8000-000000000000";
 
 let api: ApiFixture;
@@ -202,7 +196,7 @@ describe(`property-based fuzzing of the example app's routes (${RUNS} cases each
     it(`POST /api/${route}: no 5xx, a 400 validation error for every bad body, { error: { type, message } }`, async () => {
       await fc.assert(
         fc.asyncProperty(caseArbitrary(route), (fuzzCase) => checkCase(route, fuzzCase)),
-        { numRuns: RUNS, ...replay },
+        FUZZ_PARAMETERS,
       );
       // Both the example server and the service still answer.
       expect((await fetch(`${example.url}/api/${route}`)).status).toBe(405);

@@ -167,6 +167,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     });
   registerEmailCommands(program, services, output);
   addBillingCommands(program, services, { print });
-  addBackupCommand(program, services.store, print);
+  // `services` is opened only when a command runs (cli.ts): the store is read in the action.
+  addBackupCommand(program, () => services.store, print);
   return program;
 }

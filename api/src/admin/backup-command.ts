@@ -8,10 +8,12 @@ import type { Store } from "../storage/store.js";
  * serving — a consistent snapshot, written aside and renamed into place,
  * mode 0600. PostgreSQL is backed up with `pg_dump` and point-in-time
  * recovery instead (docs/OPERATIONS.md "Backups").
+ *
+ * @param storeOf - the store, read when the command runs (the CLI opens it only then)
  */
 export function addBackupCommand(
   program: Command,
-  store: Pick<Store, "backup" | "dialect">,
+  storeOf: () => Pick<Store, "backup" | "dialect">,
   print: (value: unknown) => void,
 ): void {
   program
@@ -19,6 +21,7 @@ export function addBackupCommand(
     .argument("<file>", "where to write the copy (replaced atomically when it exists)")
     .description("copy the SQLite database while the service runs (online backup, mode 0600)")
     .action(async (file: string) => {
+      const store = storeOf();
       if (store.backup === undefined) {
         throw new CommanderError(
           1,

@@ -86,7 +86,7 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
  * currency (`10`, `0.25`), stored exactly as micro-units.
  */
 export function addBillingCommands(program: Command, services: Services, output: Printer): void {
-  const { billing } = services;
+  // `services` is opened only when a command runs (cli.ts): read it inside the actions.
   const account =
     program.commands.find((command) => command.name() === "account") ??
     program.command("account").description("manage accounts");
@@ -94,7 +94,7 @@ export function addBillingCommands(program: Command, services: Services, output:
   const describeAccount = async (id: string) => {
     const found = await services.accounts.find(id);
     if (found === undefined) return fail("account.unknown", `no account with ID ${id}`);
-    const balance = await billing.balances.balanceOf(id);
+    const balance = await services.billing.balances.balanceOf(id);
     return {
       id: found.id,
       name: found.name,
@@ -103,7 +103,7 @@ export function addBillingCommands(program: Command, services: Services, output:
       balance: formatMoney(balance?.balanceMicros ?? 0),
       balanceMicros: balance?.balanceMicros ?? 0,
       reservedMicros: balance?.reservedMicros ?? 0,
-      ledgerSumMicros: await billing.balances.ledgerSum(id),
+      ledgerSumMicros: await services.billing.balances.ledgerSum(id),
     };
   };
 
@@ -115,7 +115,7 @@ export function addBillingCommands(program: Command, services: Services, output:
     .description("add money to an account's balance (appends a top-up to the ledger)")
     .action(async (id: string, amount: number, options: { note?: string }) => {
       if (amount === 0) fail("amount.invalid", "the amount must be above zero");
-      const balance = await billing.balances.topUp(id, amount, options.note);
+      const balance = await services.billing.balances.topUp(id, amount, options.note);
       if (balance === undefined) fail("account.unknown", `no account with ID ${id}`);
       output.print(await describeAccount(id));
     });
@@ -172,12 +172,15 @@ export function addBillingCommands(program: Command, services: Services, output:
           fail("limits.none", "give at least one of --minute, --hour, --day");
         }
         if (options.key !== undefined) {
-          if (!(await billing.limits.setForKey(options.key, change))) {
+          if (!(await services.billing.limits.setForKey(options.key, change))) {
             fail("key.unknown", `no key with ID ${options.key}`);
           }
-          output.print({ key: options.key, limits: await billing.limits.limitsOfKey(options.key) });
+          output.print({
+            key: options.key,
+            limits: await services.billing.limits.limitsOfKey(options.key),
+          });
         } else if (options.account !== undefined) {
-          if (!(await billing.limits.setForAccount(options.account, change))) {
+          if (!(await services.billing.limits.setForAccount(options.account, change))) {
             fail("account.unknown", `no account with ID ${options.account}`);
           }
           output.print(`limits of account ${options.account} set`);
@@ -191,7 +194,7 @@ export function addBillingCommands(program: Command, services: Services, output:
     .requiredOption("--key <keyId>", "the key")
     .description("show the limits in force for a key")
     .action(async (options: { key: string }) => {
-      const found = await billing.limits.limitsOfKey(options.key);
+      const found = await services.billing.limits.limitsOfKey(options.key);
       if (found === undefined) fail("key.unknown", `no key with ID ${options.key}`);
       output.print({ key: options.key, limits: found });
     });
@@ -237,12 +240,12 @@ export function addBillingCommands(program: Command, services: Services, output:
         to?: string;
         json?: boolean;
       }) => {
-        const filter: Parameters<typeof billing.usage.report>[0] = {};
+        const filter: Parameters<Services["billing"]["usage"]["report"]>[0] = {};
         if (options.account !== undefined) filter.accountId = options.account;
         if (options.persona !== undefined) filter.personaId = options.persona;
         if (options.from !== undefined) filter.from = options.from;
         if (options.to !== undefined) filter.to = options.to;
-        const lines = await billing.usage.report(filter);
+        const lines = await services.billing.usage.report(filter);
         output.print(options.json === true ? lines : usageTable(lines));
       },
     );

@@ -1,18 +1,20 @@
 #!/usr/bin/env node
+import { API_VERSION } from "@persona-reply/shared";
 import { CommanderError } from "commander";
 import { ConfigError, loadConfig } from "../config/config.js";
 import { createServices } from "../create-services.js";
 import { createLogger } from "../logging/logger.js";
 import { StorageStartupError } from "../storage/startup-error.js";
 import { createAdminProgram } from "./admin-program.js";
+import { deferServices } from "./deferred-services.js";
 
 /** How long an operator command waits for the database (a lock held elsewhere, a slow server). */
 const ADMIN_STORAGE_TIMEOUT_MS = 60_000;
 
-/** `persona-admin`: the operator CLI, on the store named by PERSONA_DATABASE_URL. */
-async function main(): Promise<number> {
+/** Opens the store and the services for a command, once its arguments are parsed. */
+async function openServices() {
   const config = loadConfig();
-  const services = await createServices(config, createLogger("silent"), {
+  return createServices(config, createLogger("silent"), {
     // An operator command waits politely for a lock another process holds, and says so.
     storageTimeoutMs: Math.max(config.PERSONA_STORAGE_TIMEOUT_MS, ADMIN_STORAGE_TIMEOUT_MS),
     onStorageWaiting: () =>
@@ -20,9 +22,22 @@ async function main(): Promise<number> {
         "persona-admin: waiting for the database: another process holds its write lock (the service commits, a backup or a sqlite3 shell); giving up after 60 s\n",
       ),
   });
-  const program = createAdminProgram(services, {
+}
+
+/**
+ * `persona-admin`: the operator CLI, on the store named by
+ * PERSONA_DATABASE_URL. The configuration is read and the store opened only
+ * when a command runs: `--help`, `--version` and argument errors have no
+ * side effects (issue 13).
+ */
+async function main(): Promise<number> {
+  const deferred = deferServices(openServices);
+  const program = createAdminProgram(deferred.services, {
     out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
     error: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+  }).version(API_VERSION);
+  program.hook("preAction", async () => {
+    await deferred.open();
   });
   try {
     await program.parseAsync(process.argv);
@@ -35,8 +50,11 @@ async function main(): Promise<number> {
     }
     throw error;
   } finally {
-    await services.billing.close();
-    await services.database.destroy();
+    const services = deferred.opened();
+    if (services !== undefined) {
+      await services.billing.close();
+      await services.database.destroy();
+    }
   }
 }
 
@@ -50,6 +68,9 @@ main().then(
           ? error.message
           : String(error);
     process.stderr.write(`persona-admin: ${message}\n`);
-    process.exit(error instanceof StorageStartupError ? error.exitCode : 1);
+    // A bad configuration exits 78 (EX_CONFIG), like the service.
+    const code =
+      error instanceof ConfigError ? 78 : error instanceof StorageStartupError ? error.exitCode : 1;
+    process.exit(code);
   },
 );

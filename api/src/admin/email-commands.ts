@@ -29,7 +29,8 @@ export function registerEmailCommands(
   services: Services,
   output: AdminOutput,
 ): void {
-  const emails = new AllowedEmailStore(services.database);
+  // `services` is opened only when a command runs (cli.ts).
+  const emails = () => new AllowedEmailStore(services.database);
   const email = program
     .command("email")
     .description("manage e-mail addresses allowed in the playground");
@@ -45,8 +46,9 @@ export function registerEmailCommands(
       if ((await services.accounts.find(options.account)) === undefined) {
         throw new CommanderError(1, "account.unknown", `no account with ID ${options.account}`);
       }
-      const before = await emails.find(normalized);
-      await emails.allow(normalized, options.account);
+      const store = emails();
+      const before = await store.find(normalized);
+      await store.allow(normalized, options.account);
       if (before !== undefined && before.accountId !== options.account) {
         // A session is bound to the account it signed in to: one left open would
         // still show and create keys of the old account.
@@ -63,7 +65,7 @@ export function registerEmailCommands(
     .option("--account <id>", "only this account's addresses")
     .description("list allowed addresses as JSON")
     .action(async (options: { account?: string }) =>
-      output.out(JSON.stringify(await emails.list(options.account), null, 2)),
+      output.out(JSON.stringify(await emails().list(options.account), null, 2)),
     );
   email
     .command("remove")
@@ -71,7 +73,7 @@ export function registerEmailCommands(
     .description("withdraw an address and end its playground sessions")
     .action(async (address: string) => {
       const normalized = requireEmail(address);
-      if (!(await emails.remove(normalized))) {
+      if (!(await emails().remove(normalized))) {
         throw new CommanderError(1, "email.unknown", `${normalized} is not allowed`);
       }
       const ended = await new SessionStore(services.database, 0).revokeAllForEmail(normalized);

@@ -5,18 +5,20 @@ import type { KeyOwner, KeyStore } from "../keys/key-store.js";
 
 /**
  * Reads the API key from `x-api-key` or `Authorization: Bearer` (spec §5.1–5.2).
+ * Every occurrence of either header is read (`headersDistinct`: Node keeps
+ * only the first `Authorization` in `headers`), so two headers carrying
+ * different keys are refused as an ambiguous credential (issue 13).
  *
  * @returns the key, or undefined when neither header is present
  * @throws {ServiceError} `invalid_api_key` for a non-Bearer Authorization
- *   header, or two headers carrying different keys
+ *   header, or headers carrying different keys
  */
 export function readApiKey(request: Request): string | undefined {
-  const headerKey = request.headers["x-api-key"];
-  const fromHeader =
-    typeof headerKey === "string" && headerKey.trim() !== "" ? headerKey.trim() : undefined;
-  const authorization = request.headers.authorization;
-  let fromBearer: string | undefined;
-  if (authorization !== undefined) {
+  const keys = new Set<string>();
+  for (const value of request.headersDistinct["x-api-key"] ?? []) {
+    if (value.trim() !== "") keys.add(value.trim());
+  }
+  for (const authorization of request.headersDistinct.authorization ?? []) {
     const match = /^Bearer\s+(\S+)\s*$/iu.exec(authorization);
     if (match?.[1] === undefined) {
       throw new ServiceError(
@@ -24,15 +26,15 @@ export function readApiKey(request: Request): string | undefined {
         "Authorization header must be of the form: Bearer <API_KEY>",
       );
     }
-    fromBearer = match[1];
+    keys.add(match[1]);
   }
-  if (fromHeader !== undefined && fromBearer !== undefined && fromHeader !== fromBearer) {
+  if (keys.size > 1) {
     throw new ServiceError(
       "invalid_api_key",
-      "x-api-key and Authorization carry different keys; send one API key header",
+      "the request carries different keys (in x-api-key or Authorization headers); send one API key",
     );
   }
-  return fromHeader ?? fromBearer;
+  return keys.values().next().value;
 }
 
 /**

@@ -1,6 +1,6 @@
-import path from "node:path";
 import { z } from "zod";
 import { billingConfigShape } from "../billing/billing-config.js";
+import { resolveDatabaseUrl } from "./database-url.js";
 import { operationsConfigShape } from "./operations-config.js";
 import { storageConfigShape } from "./storage-config.js";
 
@@ -18,7 +18,10 @@ export const configSchema = z.object({
   PERSONA_HOST: z.string().min(1).default("127.0.0.1"),
   /** Public origin written to `.env` as SERVICE_BASE_URL; defaults to http://HOST:PORT. */
   PERSONA_PUBLIC_URL: z.url().optional(),
-  /** SQLite file path (the embedded default), or a `postgres://` URL for PostgreSQL. */
+  /**
+   * SQLite file path or `file:` URL (the embedded default), or a `postgres://`
+   * (`postgresql://`) URL for PostgreSQL; any other scheme stops start-up.
+   */
   PERSONA_DATABASE_URL: z.string().min(1).default("./data/persona-reply.sqlite"),
   /** Largest accepted request body in bytes (default 1 MiB). */
   PERSONA_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_048_576),
@@ -72,7 +75,7 @@ export const configSchema = z.object({
 
 /** The validated server configuration. */
 export type Config = z.output<typeof configSchema> & {
-  /** The SQLite file resolved to an absolute path, or the PostgreSQL URL as given. */
+  /** The SQLite file resolved to an absolute path (or `:memory:`), or the PostgreSQL URL as given. */
   databasePath: string;
 };
 
@@ -85,7 +88,9 @@ export class ConfigError extends Error {
  * Reads and validates the configuration.
  *
  * @param environment - variables to read, `process.env` by default
- * @throws {ConfigError} naming the first bad variable and why (never its value)
+ * @throws {ConfigError} naming the first bad variable and why (never its
+ *   value, but for a database URL of an unsupported scheme, shown with its
+ *   password masked). Nothing is created on disk.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   const input = { ...environment };
@@ -96,11 +101,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     const variable = String(issue?.path[0] ?? "configuration");
     throw new ConfigError(`${variable}: ${issue?.message ?? "invalid value"}`);
   }
-  const databaseUrl = result.data.PERSONA_DATABASE_URL;
-  const isPostgres = /^postgres(?:ql)?:\/\//iu.test(databaseUrl);
-  return {
-    ...result.data,
-    databasePath:
-      isPostgres || databaseUrl === ":memory:" ? databaseUrl : path.resolve(databaseUrl),
-  };
+  const database = resolveDatabaseUrl(result.data.PERSONA_DATABASE_URL);
+  if (!database.ok) throw new ConfigError(`PERSONA_DATABASE_URL: ${database.problem}`);
+  return { ...result.data, databasePath: database.location };
 }

@@ -50,4 +50,11 @@ export const operationsConfigShape = {
    * model call is never cut.
    */
   PERSONA_SOCKET_TIMEOUT_MS: milliseconds.optional(),
+  /**
+   * How long SIGTERM waits for the requests in flight (issue 13): new
+   * connections are refused at once, idle ones closed, and whatever is still
+   * open at this deadline is closed before the process exits. Unset: the
+   * provider timeout × (retries + 1) + 5 s, so a slow model call can finish.
+   */
+  PERSONA_DRAIN_TIMEOUT_MS: milliseconds.optional(),
 };

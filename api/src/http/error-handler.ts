@@ -3,31 +3,8 @@ import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "../logging/logger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { errorStyleOf } from "./error-style.js";
-import { ERROR_TABLE, type ErrorCode, ServiceError } from "./service-error.js";
-
-/** body-parser's error `type`s, mapped to our codes. */
-const BODY_PARSER_ERRORS: Record<string, ErrorCode> = {
-  "entity.parse.failed": "malformed_json",
-  "entity.too.large": "payload_too_large",
-  "encoding.unsupported": "unsupported_media_type",
-  "charset.unsupported": "unsupported_media_type",
-  "request.aborted": "invalid_request",
-  "request.size.invalid": "invalid_request",
-  "stream.encoding.set": "internal_error",
-};
-
-function fromBodyParser(error: unknown, bodyLimit: number): ServiceError | undefined {
-  if (typeof error !== "object" || error === null || !("type" in error)) return undefined;
-  const code = BODY_PARSER_ERRORS[String(error.type)];
-  if (code === undefined) return undefined;
-  const messages: Partial<Record<ErrorCode, string>> = {
-    malformed_json: "malformed JSON in request body",
-    payload_too_large: `request body is larger than the limit of ${bodyLimit} bytes`,
-    unsupported_media_type: "unsupported request body encoding or charset; send UTF-8 JSON",
-    invalid_request: "the request body was not received whole",
-  };
-  return new ServiceError(code, messages[code] ?? "internal server error", { cause: error });
-}
+import { requestBodyError } from "./request-body-errors.js";
+import { ERROR_TABLE, ServiceError } from "./service-error.js";
 
 /**
  * A storage failure as the client sees it: 503 with `Retry-After`, its
@@ -65,18 +42,20 @@ export function writeError(response: Response, error: ServiceError): void {
 }
 
 /**
- * The one error middleware: turns thrown errors into responses. Anything that
- * is not a {@link ServiceError} or a body-parser error is logged and answered
- * with a 500 in the endpoint's format, never with a stack trace.
+ * The one error middleware: turns thrown errors into responses. A body
+ * parser's error becomes its 4xx through the one table of request-parsing
+ * failures (request-body-errors.ts); anything that is not a
+ * {@link ServiceError} or one of those is logged and answered with a 500 in
+ * the endpoint's format, never with a stack trace.
  */
-export function createErrorHandler(logger: Logger, bodyLimit: number): ErrorRequestHandler {
+export function createErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, request, response, _next) => {
     const serviceError =
       error instanceof ServiceError
         ? error
         : error instanceof StorageUnavailableError
           ? storageUnavailable(error)
-          : (fromBodyParser(error, bodyLimit) ??
+          : (requestBodyError(error) ??
             new ServiceError("internal_error", "internal server error", { cause: error }));
     // A storage failure is logged once per incident by the store's health, not per request.
     if (serviceError.status >= 500 && serviceError.code !== "storage_unavailable") {

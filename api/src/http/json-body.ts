@@ -1,5 +1,6 @@
-import express, { type RequestHandler } from "express";
+import type { RequestHandler } from "express";
 import { type ErrorStyle, setErrorStyle } from "./error-style.js";
+import { readJsonBody } from "./read-body.js";
 import { ServiceError } from "./service-error.js";
 
 /**
@@ -24,11 +25,14 @@ export const requireJsonContentType: RequestHandler = (request, _response, next)
 };
 
 /**
- * Parses a JSON body up to `limit` bytes. Malformed JSON and over-size bodies
- * become 400 and 413 through the error handler.
+ * Parses a JSON body up to `limit` bytes, whatever its Content-Type (checked
+ * before by {@link requireJsonContentType}). Malformed JSON, a bad charset or
+ * Content-Encoding and over-size bodies become 400, 415 and 413 through the
+ * error handler (request-body-errors.ts); a declared size over the limit is
+ * refused before the body is read.
  */
 export function parseJsonBody(limit: number): RequestHandler {
-  return express.json({ limit, strict: false, type: () => true });
+  return readJsonBody(limit, { anyContentType: true, strict: false });
 }
 
 /** Says whether a parsed body is a JSON object (not an array, string, number or null). */

@@ -6,6 +6,13 @@ const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth"] as const;
 export const MIN_MODULUS_BITS = 2048;
 /** Largest RSA modulus accepted, in bits: bigger keys only cost server time. */
 export const MAX_MODULUS_BITS = 8192;
+/**
+ * The only RSA public exponent accepted (issue 13): 65537 (F4), what every
+ * key generator uses. RFC 8017 allows other odd exponents, but e = 1 makes
+ * encryption the identity (the key could be read from the callback URL) and
+ * small ones like 3 invite known attacks; nobody needs them here.
+ */
+export const PUBLIC_EXPONENT = 65_537;
 /** Longest encoded JWK accepted (an 8192-bit public JWK is about 1.5 kB encoded). */
 export const MAX_ENCODED_JWK_LENGTH = 4096;
 /** Key management algorithm of the login route's JWE (issue 5): RSA-OAEP with SHA-256. */
@@ -22,6 +29,16 @@ export interface RecipientKey {
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/u;
 
+/** The value of a base64url big-endian integer, or undefined past 2^53 (no usable exponent is). */
+function smallInteger(encoded: string): number | undefined {
+  let value = 0;
+  for (const byte of Buffer.from(encoded, "base64url")) {
+    value = value * 256 + byte;
+    if (value > Number.MAX_SAFE_INTEGER) return undefined;
+  }
+  return value;
+}
+
 function modulusBits(n: string): number {
   const bytes = Buffer.from(n, "base64url");
   let start = 0;
@@ -32,9 +49,9 @@ function modulusBits(n: string): number {
 
 /**
  * Reads `recipient_public_key_jwk` of the login route (spec §4.5): base64url
- * of a JSON RSA public JWK, modulus of 2048–8192 bits, no private members,
- * and when `alg`, `use` or `key_ops` are present they must allow
- * RSA-OAEP-256 encryption.
+ * of a JSON RSA public JWK, exponent 65537, modulus of 2048–8192 bits, no
+ * private members, and when `alg`, `use` or `key_ops` are present they must
+ * allow RSA-OAEP-256 encryption.
  *
  * @returns the key, or the reason it is refused (said to the person on the 400 page)
  */
@@ -72,6 +89,9 @@ export async function readRecipientKey(
   }
   if (typeof jwk.e !== "string" || !BASE64URL.test(jwk.e)) {
     return refuse('must have the exponent "e" as a base64url string');
+  }
+  if (smallInteger(jwk.e) !== PUBLIC_EXPONENT) {
+    return refuse(`must have the public exponent e = ${PUBLIC_EXPONENT} ("AQAB")`);
   }
   const bits = modulusBits(jwk.n);
   if (bits < MIN_MODULUS_BITS) {

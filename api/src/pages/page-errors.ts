@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler } from "express";
 import { storageUnavailable } from "../http/error-handler.js";
+import { requestBodyError } from "../http/request-body-errors.js";
 import { ServiceError } from "../http/service-error.js";
 import type { Logger } from "../logging/logger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
@@ -33,7 +34,6 @@ function describe(error: unknown): { status: number; message: string; code: stri
   }
   const record = (typeof error === "object" && error !== null ? error : {}) as {
     code?: unknown;
-    type?: unknown;
   };
   if (record.code === "EBADCSRFTOKEN") {
     return {
@@ -42,12 +42,6 @@ function describe(error: unknown): { status: number; message: string; code: stri
       message:
         "This form has expired or was not sent from this site. Go back, reload the page and try again.",
     };
-  }
-  if (record.type === "entity.too.large") {
-    return { status: 413, code: "payload_too_large", message: "The form is too large." };
-  }
-  if (typeof record.type === "string" && record.type.startsWith("entity.")) {
-    return { status: 400, code: "invalid_request", message: "The form could not be read." };
   }
   return { status: 500, code: "internal_error", message: "Something went wrong on our side." };
 }
@@ -59,7 +53,11 @@ function describe(error: unknown): { status: number; message: string; code: stri
  */
 export function createPageErrorHandler(logger: Logger): ErrorRequestHandler {
   return (thrown, request, response, _next) => {
-    const error = thrown instanceof StorageUnavailableError ? storageUnavailable(thrown) : thrown;
+    // A body parser's error becomes its 4xx, as on the API (one table for both).
+    const error: unknown =
+      thrown instanceof StorageUnavailableError
+        ? storageUnavailable(thrown)
+        : (requestBodyError(thrown) ?? thrown);
     const { status, message, code } = describe(error);
     if (status >= 500 && code !== "storage_unavailable")
       logger.error({ err: error, path: request.path }, "page request failed");

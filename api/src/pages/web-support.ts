@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import cookieParser from "cookie-parser";
 import { doubleCsrf } from "csrf-csrf";
-import express, { type Request, type RequestHandler, type Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
 import { createHostCheck, isLoopbackAddress } from "../http/host-check.js";
+import { readFormBody } from "../http/read-body.js";
 import { ServiceError } from "../http/service-error.js";
 import type { PlaygroundSession } from "../playground/session-store.js";
 import { SessionStore } from "../playground/session-store.js";
@@ -51,6 +52,11 @@ export interface WebSupport {
    */
   origin(request: Request): string;
 }
+
+/** Largest form body a page accepts, in bytes (a larger one is a 413 page). */
+export const FORM_BODY_LIMIT_BYTES = 32 * 1024;
+/** Most fields of a page's form (more is a 413 page). */
+export const FORM_FIELD_LIMIT = 50;
 
 /** Name of the field (or `x-csrf-token` header) carrying the CSRF token. */
 export const CSRF_FIELD = "_csrf";
@@ -183,7 +189,7 @@ export function createWebSupport(services: Services): WebSupport {
       noStore,
       cookieParser(),
       loadSession,
-      express.urlencoded({ extended: false, limit: "32kb", parameterLimit: 50 }),
+      readFormBody(FORM_BODY_LIMIT_BYTES, FORM_FIELD_LIMIT),
       csrf.doubleCsrfProtection,
     ],
     csrfToken: (request, response) => csrf.generateCsrfToken(request, response),

@@ -1,5 +1,6 @@
-import express, { type Request, type RequestHandler, type Response, Router } from "express";
+import { type Request, type RequestHandler, type Response, Router } from "express";
 import { generateEndpoint } from "../generate/generate-endpoint.js";
+import { readJsonBody } from "../http/read-body.js";
 import { html } from "../pages/html.js";
 import { sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
@@ -87,7 +88,7 @@ export function createChatRouter(web: WebSupport, context: PipelineContext): Rou
     return { kind: "session", accountId: session.accountId };
   };
 
-  const json = express.json({ limit: services.config.PERSONA_BODY_LIMIT_BYTES });
+  const json = readJsonBody(services.config.PERSONA_BODY_LIMIT_BYTES);
   router.post("/playground/api/generate", jsonErrors, ...web.page, json, (request, response) =>
     serveMetered(context, generateEndpoint, request, response, sessionCaller),
   );

@@ -1,0 +1,48 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+const databaseOf = (url: string) => loadConfig({ PERSONA_DATABASE_URL: url }).databasePath;
+
+function refusal(url: string): string {
+  try {
+    loadConfig({ PERSONA_DATABASE_URL: url });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error(`${url} was accepted`);
+}
+
+describe("PERSONA_DATABASE_URL (issue 13)", () => {
+  it("takes a path, a file: URL, :memory:, postgres:// and postgresql://", () => {
+    expect(databaseOf("./data/store.sqlite")).toBe(path.resolve("data/store.sqlite"));
+    expect(databaseOf("/var/lib/persona/store.sqlite")).toBe("/var/lib/persona/store.sqlite");
+    expect(databaseOf("store.sqlite")).toBe(path.resolve("store.sqlite"));
+    expect(databaseOf("file:./data/store.sqlite")).toBe(path.resolve("data/store.sqlite"));
+    expect(databaseOf("file:///var/lib/persona/store.sqlite")).toBe(
+      "/var/lib/persona/store.sqlite",
+    );
+    expect(databaseOf(":memory:")).toBe(":memory:");
+    expect(databaseOf("postgres://persona:pw@db:5432/persona")).toBe(
+      "postgres://persona:pw@db:5432/persona",
+    );
+    expect(databaseOf("POSTGRESQL://db/persona")).toBe("POSTGRESQL://db/persona");
+  });
+
+  it.each([
+    ["a misspelt scheme", "postgress://persona:Hunter2Secret@db/persona", "postgress:"],
+    ["another database", "mysql://u:S3cretPw42@h/db", "mysql:"],
+    ["a password holding @ and /", "mysql://u:S3c@ret/Pw42@h/db", "mysql:"],
+    ["postgres without //", "postgres:S3cretPw42", "postgres:"],
+    ["an http URL", "https://user:S3cretPw42@example.com/db", "https:"],
+    ["an empty file: URL", "file:", "file:"],
+    ["a file URL on another host", "file://other.example/db.sqlite", "file:"],
+  ])("refuses %s, naming the variable and the scheme, never the password", (_name, url, scheme) => {
+    const message = refusal(url);
+    expect(message).toMatch(/^PERSONA_DATABASE_URL: /u);
+    expect(message).toContain(scheme);
+    expect(message).not.toMatch(/S3c|Hunter2/u);
+    expect(message).not.toMatch(/ret\/Pw42/u);
+  });
+});
