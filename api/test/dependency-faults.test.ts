@@ -135,7 +135,10 @@ describe.skipIf(postgresSkip !== undefined)(
       const recreated = await createTestDatabase("postgres");
       try {
         const seeded = await openStore(recreated.url);
-        const customer = await createCustomer(seeded, { balanceMicros: 1_000_000 });
+        const customer = await createCustomer(seeded, {
+          balanceMicros: 1_000_000,
+          limits: { minute: 1_000_000, hour: 1_000_000, day: 1_000_000 },
+        });
         await closeStore(seeded);
         const instance = await spawnService(directory, {
           PERSONA_DATABASE_URL: recreated.url,

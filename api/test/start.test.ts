@@ -70,7 +70,11 @@ describe("npm start on a fresh store (the main job)", () => {
     const completed = await post("completions", { model: env.SERVICE_PERSONA_ID, prompt: "Hi" });
     expect(completed.status).toBe(200);
     completionResponseSchema.parse(await completed.json());
-    // Requests were logged, with the key redacted.
+    // Requests were logged (lines reach standard output within 200 ms), with the key redacted.
+    const until = Date.now() + 2_000;
+    while (!/"statusCode":200/u.test(service.output()) && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(service.output()).toMatch(/"statusCode":200/u);
     expect(service.output()).not.toContain(env.SERVICE_API_KEY ?? "unset");
   });

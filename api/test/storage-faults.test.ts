@@ -80,11 +80,11 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     await holder.done;
     const results = await load;
 
-    // Liveness answered at once throughout the hold.
-    expect(Math.max(...health)).toBeLessThan(250);
-    expect(await metricValue(fixture.baseUrl, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(
-      0.25,
-    );
+    // Liveness answered throughout the 3 s hold, and the event loop never waited for
+    // the lock (a synchronous wait shows as a lag of seconds; a busy machine, as a
+    // few hundred milliseconds at most).
+    expect(Math.max(...health)).toBeLessThan(1_000);
+    expect(await metricValue(fixture.baseUrl, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(1);
     // Every request was answered: 200, or 503 with Retry-After in /generate's plain text.
     expect(results.every((result) => result.status === 200 || result.status === 503)).toBe(true);
     const refused = results.filter((result) => result.status === 503);
