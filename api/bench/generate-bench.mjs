@@ -375,7 +375,7 @@ async function main(postgresUrl, postgresSkipped) {
     `- Machine: ${machineLine()}`,
     `- Command: \`npm run bench\` (autocannon, ${connections} connections, ${rounds} interleaved rounds of ${duration} s after a 2 s warm-up per target; the median round; every server in its own process; request logging on)`,
     `- Date: ${new Date().toISOString().slice(0, 10)}`,
-    "- Every /generate request authenticates its key, counts its rate-limit windows and holds its reservation (one storage call), runs the engine, and settles durably (usage row, ledger entry, balance; SQLite with synchronous=FULL, group-committed) before answering.",
+    "- Every /generate request authenticates its key, counts its rate-limit windows and holds its reservation (one storage call), runs the engine, and settles durably (usage row, ledger entry, balance, group-committed; on SQLite the write-ahead log is fsynced before the answer) before answering.",
     "",
     "| target | requests/s | p50 ms | p99 ms | ÷ express |",
     "|---|---:|---:|---:|---:|",

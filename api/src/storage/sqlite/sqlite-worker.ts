@@ -7,9 +7,10 @@
  * The `writer` runs every write. Writes that arrive together are
  * group-committed: one `BEGIN IMMEDIATE … COMMIT`, each under its own
  * savepoint so one failing statement does not undo the others, answered
- * only after the commit — with `synchronous = FULL` whenever the batch
- * holds anything but admissions and releases, so a settled request is on
- * disk before its 200 leaves (issue 21 "Durable 200s"). A write meeting a
+ * only after the commit — and, whenever the batch holds anything but
+ * admissions and releases, only after an fsync of the write-ahead log
+ * (syncThenPost), so a settled request is on disk before its 200 leaves
+ * (issue 21 "Durable 200s"). A write meeting a
  * lock waits `busyTimeoutMs` inside SQLite, then retries asynchronously
  * until each request's deadline. Kysely transactions run alone, in order.
  * The `reader` answers plain reads on its own connection (WAL readers never
@@ -284,7 +285,10 @@ function runBatch(batch: WorkerRequest[]): boolean {
     for (const request of batch) fencedFailure(request.id);
     return true;
   }
-  setSynchronous(batch.some(isDurable) ? "FULL" : "NORMAL");
+  // Every batch commits without an fsync; a durable one is answered only after
+  // the write-ahead log has been synced (syncThenPost), without holding the
+  // write lock or this thread meanwhile.
+  setSynchronous("NORMAL");
   try {
     if (!beginImmediate()) return false;
   } catch (error) {
@@ -337,8 +341,66 @@ function runBatch(batch: WorkerRequest[]): boolean {
   reportSuccess();
   // The change notice goes first, so caches are emptied before any caller reads again.
   noticeChanges();
-  for (const result of results) post(result);
+  if (batch.some(isDurable)) syncThenPost(results);
+  else for (const result of results) post(result);
   return true;
+}
+
+// --- durability: group commit with the log's fsync off the write path -------
+
+/** The write-ahead log's file descriptor, opened once it exists. */
+let walDescriptor: number | undefined;
+/** Answers of commits not yet covered by a started sync. */
+let awaitingSync: WorkerResponse[] = [];
+/** Whether an fsync of the log is under way. */
+let syncing = false;
+
+/**
+ * Answers `results` once the write-ahead log is on disk. Commits run with
+ * `synchronous = NORMAL` (SQLite writes the log, without fsync); an
+ * `fdatasync` of the log file afterwards makes every frame written before
+ * it durable — what `synchronous = FULL` does inside each COMMIT, but here
+ * one sync covers every commit made before it started (group commit), and
+ * runs on libuv's pool while this thread goes on with admissions and the
+ * next batch instead of waiting with the write lock held. (SQLite syncs the
+ * log's header itself when it begins reusing the file after a checkpoint,
+ * and the database file after each checkpoint, in NORMAL mode too.)
+ */
+function syncThenPost(results: WorkerResponse[]): void {
+  awaitingSync.push(...results);
+  if (!syncing) startSync();
+}
+
+function startSync(): void {
+  const covered = awaitingSync;
+  awaitingSync = [];
+  syncing = true;
+  const finish = (error: NodeJS.ErrnoException | null) => {
+    syncing = false;
+    if (closing) {
+      if (walDescriptor !== undefined) fs.closeSync(walDescriptor);
+      return;
+    }
+    if (error === null) {
+      for (const result of covered) post(result);
+    } else {
+      const failure: StorageFailureData = {
+        kind: "io",
+        detail: `fsync of the write-ahead log failed: ${error.message} (${options.file})`,
+        ...(error.code === undefined ? {} : { code: error.code }),
+      };
+      failing = true;
+      post({ event: "failure", failure });
+      for (const result of covered) post({ id: result.id, ok: false, failure });
+    }
+    if (awaitingSync.length > 0) startSync();
+  };
+  try {
+    walDescriptor ??= fs.openSync(`${options.file}-wal`, "r");
+    fs.fdatasync(walDescriptor, finish);
+  } catch (error) {
+    finish(error as NodeJS.ErrnoException);
+  }
 }
 
 function runProbe(instanceId: string): { probedAt: string } {
@@ -606,6 +668,8 @@ port.on("message", (message: WorkerRequest | { kind: "close" }) => {
   if (message.kind === "close") {
     closing = true;
     rollbackQuietly();
+    // A sync under way closes the log's descriptor when it ends.
+    if (walDescriptor !== undefined && !syncing) fs.closeSync(walDescriptor);
     try {
       connection.close();
     } finally {
