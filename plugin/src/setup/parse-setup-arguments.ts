@@ -31,6 +31,8 @@ export interface SetupArguments {
   openBrowser: boolean;
   /** `--timeout` in milliseconds (given in seconds). */
   timeoutMs?: number;
+  /** `--callback-port`: the loopback port for the browser's answer (default: any free port). */
+  callbackPort?: number;
 }
 
 /** What the command line asks for. */
@@ -43,7 +45,7 @@ export class SetupUsageError extends Error {
 
 /** Text of `--help`. */
 export const SETUP_USAGE = `Usage: persona-plugin-setup --env-file <path> --source <claude_code|codex> [options]
-   or: node -- <plugin>/dist/setup/main.js --env-file <path> --source <claude_code|codex> [options]
+   or: node -- <plugin>/bundle/setup.mjs --env-file <path> --source <claude_code|codex> [options]
        (keep the -- after node: without it Node takes --env-file as its own option)
 
 Gets a new Persona Reply API key by approving in the browser, and writes it to
@@ -57,6 +59,7 @@ an env file as SERVICE_API_KEY without ever showing it.
   --yes                  the destination is confirmed (no question in a terminal)
   --force                replace a SERVICE_API_KEY the file already holds
   --no-browser           do not open a browser; open the printed URL yourself
+  --callback-port <n>    loopback port for the browser's answer (default: any free port)
   --timeout <seconds>    how long to wait for the approval (default 600)
   --help
 
@@ -92,6 +95,15 @@ function readTimeout(value: string | undefined): number | undefined {
     throw new SetupUsageError(`--timeout takes whole seconds from 1 to ${MAX_TIMEOUT_SECONDS}`);
   }
   return seconds * 1000;
+}
+
+function readCallbackPort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/u.test(value.trim()) || port < 1 || port > 65_535) {
+    throw new SetupUsageError("--callback-port takes a port number from 1 to 65535");
+  }
+  return port;
 }
 
 /**
@@ -148,6 +160,8 @@ export function parseSetupArguments(argv: readonly string[]): ParsedSetupCommand
   }
   const timeoutMs = readTimeout(values.timeout);
   if (timeoutMs !== undefined) result.timeoutMs = timeoutMs;
+  const callbackPort = readCallbackPort(values["callback-port"]);
+  if (callbackPort !== undefined) result.callbackPort = callbackPort;
   return { action: "run", arguments: result };
 }
 
@@ -166,6 +180,7 @@ function parse(argv: readonly string[]) {
       force: { type: "boolean" },
       "no-browser": { type: "boolean" },
       timeout: { type: "string" },
+      "callback-port": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
