@@ -3,7 +3,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAUDE_CLI, PLUGIN_ROOT, REPOSITORY_ROOT } from "./support/plugin-files.js";
+import {
+  CLAUDE_CLI,
+  copyCommittedPlugin,
+  PLUGIN_ROOT,
+  type PluginCopy,
+  REPOSITORY_ROOT,
+} from "./support/plugin-files.js";
 
 // The real Claude Code CLI, pinned as a devDependency (2.1.112: the newest
 // release that is plain JavaScript, runs on Node 20 and installs without
@@ -15,14 +21,17 @@ import { CLAUDE_CLI, PLUGIN_ROOT, REPOSITORY_ROOT } from "./support/plugin-files
 // validation must pass with no warnings at all.
 
 let home: string;
+let copy: PluginCopy;
 
 beforeAll(() => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "persona-plugin-claude-"));
   fs.mkdirSync(path.join(home, "project"));
+  copy = copyCommittedPlugin();
 });
 
 afterAll(() => {
   fs.rmSync(home, { recursive: true, force: true });
+  copy?.remove();
 });
 
 function offlineEnvironment(): Record<string, string> {
@@ -83,16 +92,16 @@ describe("Claude Code 2.1.112 (pinned)", () => {
     expect(code).toBe(0);
   });
 
-  it("loads the plugin with --plugin-dir and connects to its MCP server", {
+  it("loads the plugin's committed files alone with --plugin-dir and connects to its bundled MCP server", {
     timeout: 60_000,
   }, async () => {
     const { code, output } = await claude(
-      ["--plugin-dir", PLUGIN_ROOT, "mcp", "list"],
+      ["--plugin-dir", copy.root, "mcp", "list"],
       path.join(home, "project"),
     );
     expect(code).toBe(0);
-    expect(output).toMatch(
-      /plugin:persona:persona: node \S+\/mcp-server\/dist\/main\.js - ✓ Connected/u,
+    expect(output).toContain(
+      `plugin:persona:persona: node ${path.join(copy.root, "bundle", "persona-mcp.mjs")} - ✓ Connected`,
     );
   });
 });
