@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveRepositoryOverHttp } from "./support/git-http-server.js";
 import {
   CLAUDE_CLI,
   copyCommittedPlugin,
@@ -102,6 +103,31 @@ describe("Claude Code 2.1.112 (pinned)", () => {
     expect(code).toBe(0);
     expect(output).toContain(
       `plugin:persona:persona: node ${path.join(copy.root, "bundle", "persona-mcp.mjs")} - ✓ Connected`,
+    );
+  });
+
+  it("adds this repository by its Git URL as a marketplace, installs the plugin, and runs its MCP server from the plugin cache", {
+    timeout: 120_000,
+  }, async () => {
+    // As the README says: /plugin marketplace add <git URL>, /plugin install persona@persona-reply.
+    const gitFolder = fs.mkdtempSync(path.join(os.tmpdir(), "persona-plugin-git-"));
+    const repository = await serveRepositoryOverHttp(REPOSITORY_ROOT, gitFolder);
+    try {
+      const added = await claude(["plugin", "marketplace", "add", repository.url], home);
+      expect(added.output).toContain("Successfully added marketplace: persona-reply");
+      const installed = await claude(["plugin", "install", "persona@persona-reply"], home);
+      expect(installed.output).toContain("Successfully installed plugin: persona@persona-reply");
+      expect(installed.code).toBe(0);
+    } finally {
+      await repository.close();
+      fs.rmSync(gitFolder, { recursive: true, force: true });
+    }
+    // The marketplace's clone is Claude Code's own; the plugin runs from its cache.
+    const cache = path.join(home, "claude", "plugins", "cache", "persona-reply", "persona");
+    const [version] = fs.readdirSync(cache);
+    const listed = await claude(["mcp", "list"], path.join(home, "project"));
+    expect(listed.output).toContain(
+      `plugin:persona:persona: node ${path.join(cache, String(version), "bundle", "persona-mcp.mjs")} - ✓ Connected`,
     );
   });
 });
