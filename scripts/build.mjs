@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // `npm run build` (and the build behind `npm start`, `npm test`, `npm run
 // bench`): builds only what changed, so a start with nothing changed is
-// quick.
+// quick. Each step runs only when the content of its inputs differs from its
+// last run, or one of its outputs is missing or was changed since
+// (scripts/build-stamps.mjs):
 //
 // 1. TypeScript, every package at once: `tsc --build tsconfig.build.json`.
 //    The packages are composite projects that reference what they import,
-//    and tsc compares its .tsbuildinfo files with the sources: an unchanged
-//    package costs a file comparison, a changed one is rebuilt (and those
-//    that import it re-checked).
-// 2. The bundles and the example app's front end: each step runs only when
-//    the content of its inputs differs from its last run, or one of its
-//    outputs is missing or was changed since (see scripts/build-stamps.mjs).
+//    and tsc itself rebuilds only the packages whose sources changed (and
+//    re-checks those that import them), from the .tsbuildinfo in each dist/.
+//    Skipping the step when no input changed also saves loading TypeScript.
+// 2. The `persona` bundle, the plugin's committed bundles, and the example
+//    app's front end (Vite).
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -23,11 +24,37 @@ const require = createRequire(path.join(root, "example-app", "package.json"));
 /** The sources every bundle reads (workspace packages are bundled from src/). */
 const LIBRARY_SOURCES = ["shared/src", "client/src", "package-lock.json"];
 
+/** The TypeScript projects of tsconfig.build.json: each package's folder and its source folder. */
+const TYPESCRIPT_PROJECTS = [
+  ["shared", "src"],
+  ["api", "src"],
+  ["client", "src"],
+  ["mcp-server", "src"],
+  ["example-app", "server"],
+];
+
 /**
- * The steps after TypeScript: what each reads (files or folders, relative to
- * the root), what it writes, and the command that writes it.
+ * The steps in order: what each reads (files or folders, relative to the
+ * root), what it writes, and the Node arguments of the command that writes it.
  */
 const STEPS = [
+  {
+    name: "typescript",
+    inputs: [
+      "tsconfig.base.json",
+      "tsconfig.build.json",
+      "package-lock.json",
+      ...TYPESCRIPT_PROJECTS.flatMap(([folder, sources]) => [
+        `${folder}/${sources}`,
+        `${folder}/tsconfig.build.json`,
+        `${folder}/package.json`,
+      ]),
+    ],
+    outputs: TYPESCRIPT_PROJECTS.map(([folder, sources]) =>
+      sources === "src" ? `${folder}/dist/.tsbuildinfo` : `${folder}/dist/${sources}/.tsbuildinfo`,
+    ),
+    command: [require.resolve("typescript/bin/tsc"), "--build", "tsconfig.build.json"],
+  },
   {
     name: "persona command bundle",
     inputs: [...LIBRARY_SOURCES, "client/scripts", "scripts/bundle-executable.mjs"],
@@ -86,9 +113,6 @@ function run(name, nodeArguments, cwd = root) {
 
 const started = performance.now();
 const report = [];
-report.push(
-  `typescript ${run("typescript", [require.resolve("typescript/bin/tsc"), "--build", "tsconfig.build.json"])} ms`,
-);
 for (const step of STEPS) {
   const state = inspectStep(root, step);
   if (state.upToDate) {
