@@ -15,6 +15,19 @@ const PAGE_HEADERS = {
   connection: "close",
 };
 
+/**
+ * Reads a callback port as typed on a command line (`--callback-port`):
+ * the port number for a whole number from 1 to 65535, undefined otherwise.
+ *
+ * @example
+ * parseCallbackPort("8123"); // 8123
+ * parseCallbackPort("0"); // undefined
+ */
+export function parseCallbackPort(text: string): number | undefined {
+  const port = Number(text);
+  return /^\d+$/u.test(text.trim()) && port >= 1 && port <= 65_535 ? port : undefined;
+}
+
 /** The one request the callback server takes, and how to answer it. */
 export interface CallbackRequest {
   query: URLSearchParams;

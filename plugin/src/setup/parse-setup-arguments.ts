@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { normalizeBaseUrl } from "@persona-reply/client";
+import { parseCallbackPort } from "@persona-reply/client/login";
 import { personaIdSchema } from "@persona-reply/shared";
 
 /** Who runs the setup, sent as the login's `source` (spec §4.5). */
@@ -97,15 +98,6 @@ function readTimeout(value: string | undefined): number | undefined {
   return seconds * 1000;
 }
 
-function readCallbackPort(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!/^\d+$/u.test(value.trim()) || port < 1 || port > 65_535) {
-    throw new SetupUsageError("--callback-port takes a port number from 1 to 65535");
-  }
-  return port;
-}
-
 /**
  * Reads the setup's command line (`process.argv.slice(2)`). A key-shaped
  * argument or a `--api-key`-like flag is refused first, so the key never
@@ -160,8 +152,13 @@ export function parseSetupArguments(argv: readonly string[]): ParsedSetupCommand
   }
   const timeoutMs = readTimeout(values.timeout);
   if (timeoutMs !== undefined) result.timeoutMs = timeoutMs;
-  const callbackPort = readCallbackPort(values["callback-port"]);
-  if (callbackPort !== undefined) result.callbackPort = callbackPort;
+  if (values["callback-port"] !== undefined) {
+    const port = parseCallbackPort(values["callback-port"]);
+    if (port === undefined) {
+      throw new SetupUsageError("--callback-port takes a port number from 1 to 65535");
+    }
+    result.callbackPort = port;
+  }
   return { action: "run", arguments: result };
 }
 

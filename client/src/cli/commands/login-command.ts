@@ -3,6 +3,7 @@ import { personaIdSchema } from "@persona-reply/shared";
 import type { Command } from "commander";
 import { ConfigurationError, TimeoutError } from "../../errors/client-errors.js";
 import { loginWithBrowser } from "../../login/browser-login.js";
+import { parseCallbackPort } from "../../login/callback-server.js";
 import { BrowserLoginError } from "../../login/login-errors.js";
 import { loginMessages } from "../../login/login-messages.js";
 import { createProgressLine } from "../../login/progress-line.js";
@@ -35,6 +36,8 @@ interface LoginFlags {
   json?: boolean;
 }
 
+const CALLBACK_PORT_USAGE = "--callback-port takes a port number from 1 to 65535";
+
 /** Longest wait `--timeout` accepts: one hour. */
 const MAX_TIMEOUT_SECONDS = 3600;
 
@@ -59,10 +62,8 @@ function defaultKeyName(): string {
 
 function readCallbackPort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const port = Number(value);
-  if (!/^\d+$/u.test(value.trim()) || port < 1 || port > 65_535) {
-    throw new UsageError("--callback-port takes a port number from 1 to 65535");
-  }
+  const port = parseCallbackPort(value);
+  if (port === undefined) throw new UsageError(CALLBACK_PORT_USAGE);
   return port;
 }
 
