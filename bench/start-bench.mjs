@@ -109,9 +109,9 @@ writeSection(
 |---|---|---|
 ${cold.length > 0 ? `| cold: first start after \`npm ci\` (nothing built, no store) | ${summary(cold)} | \`${cold.at(-1).build}\` |\n` : ""}| warm: second start, nothing changed | ${summary(warm)} | \`${warm.at(-1).build}\` |
 
-A warm start runs \`tsc --build\` (every package up to date: a comparison of
-its .tsbuildinfo files), skips the bundles and the Vite build (their input
-hashes match), then starts the service and, once it listens, the example app.`,
+A warm start finds every build step's input hashes unchanged (TypeScript,
+the bundles, the Vite build: scripts/build.mjs) and runs none of them, then
+starts the service and, once it listens, the example app.`,
 );
 process.stdout.write(
   `cold ${cold.length > 0 ? summary(cold) : "skipped"}; warm ${summary(warm)}\n`,
