@@ -3,7 +3,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAUDE_CLI, PLUGIN_ROOT, REPOSITORY_ROOT } from "./support/plugin-files.js";
+import { serveRepositoryOverHttp } from "./support/git-http-server.js";
+import {
+  CLAUDE_CLI,
+  copyCommittedPlugin,
+  PLUGIN_ROOT,
+  type PluginCopy,
+  REPOSITORY_ROOT,
+} from "./support/plugin-files.js";
 
 // The real Claude Code CLI, pinned as a devDependency (2.1.112: the newest
 // release that is plain JavaScript, runs on Node 20 and installs without
@@ -15,14 +22,17 @@ import { CLAUDE_CLI, PLUGIN_ROOT, REPOSITORY_ROOT } from "./support/plugin-files
 // validation must pass with no warnings at all.
 
 let home: string;
+let copy: PluginCopy;
 
 beforeAll(() => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "persona-plugin-claude-"));
   fs.mkdirSync(path.join(home, "project"));
+  copy = copyCommittedPlugin();
 });
 
 afterAll(() => {
   fs.rmSync(home, { recursive: true, force: true });
+  copy?.remove();
 });
 
 function offlineEnvironment(): Record<string, string> {
@@ -83,16 +93,41 @@ describe("Claude Code 2.1.112 (pinned)", () => {
     expect(code).toBe(0);
   });
 
-  it("loads the plugin with --plugin-dir and connects to its MCP server", {
+  it("loads the plugin's committed files alone with --plugin-dir and connects to its bundled MCP server", {
     timeout: 60_000,
   }, async () => {
     const { code, output } = await claude(
-      ["--plugin-dir", PLUGIN_ROOT, "mcp", "list"],
+      ["--plugin-dir", copy.root, "mcp", "list"],
       path.join(home, "project"),
     );
     expect(code).toBe(0);
-    expect(output).toMatch(
-      /plugin:persona:persona: node \S+\/mcp-server\/dist\/main\.js - ✓ Connected/u,
+    expect(output).toContain(
+      `plugin:persona:persona: node ${path.join(copy.root, "bundle", "persona-mcp.mjs")} - ✓ Connected`,
+    );
+  });
+
+  it("adds this repository by its Git URL as a marketplace, installs the plugin, and runs its MCP server from the plugin cache", {
+    timeout: 120_000,
+  }, async () => {
+    // As the README says: /plugin marketplace add <git URL>, /plugin install persona@persona-reply.
+    const gitFolder = fs.mkdtempSync(path.join(os.tmpdir(), "persona-plugin-git-"));
+    const repository = await serveRepositoryOverHttp(REPOSITORY_ROOT, gitFolder);
+    try {
+      const added = await claude(["plugin", "marketplace", "add", repository.url], home);
+      expect(added.output).toContain("Successfully added marketplace: persona-reply");
+      const installed = await claude(["plugin", "install", "persona@persona-reply"], home);
+      expect(installed.output).toContain("Successfully installed plugin: persona@persona-reply");
+      expect(installed.code).toBe(0);
+    } finally {
+      await repository.close();
+      fs.rmSync(gitFolder, { recursive: true, force: true });
+    }
+    // The marketplace's clone is Claude Code's own; the plugin runs from its cache.
+    const cache = path.join(home, "claude", "plugins", "cache", "persona-reply", "persona");
+    const [version] = fs.readdirSync(cache);
+    const listed = await claude(["mcp", "list"], path.join(home, "project"));
+    expect(listed.output).toContain(
+      `plugin:persona:persona: node ${path.join(cache, String(version), "bundle", "persona-mcp.mjs")} - ✓ Connected`,
     );
   });
 });

@@ -8,6 +8,7 @@ import {
   REPOSITORY_ROOT,
   readFrontmatter,
   readPluginJson,
+  SETUP_PROGRAM,
 } from "./support/plugin-files.js";
 
 // Schema checks of every manifest against the fields their hosts document:
@@ -139,7 +140,14 @@ const codexMcpSchema = z.strictObject({
       args: z.array(z.string()).optional(),
       env: z.record(z.string(), z.string()).optional(),
       env_vars: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/u)).optional(),
-      cwd: z.string().optional(),
+      // Relative: Codex resolves it against the plugin's folder and refuses `..`.
+      cwd: z
+        .string()
+        .refine(
+          (cwd) => !path.isAbsolute(cwd) && !cwd.split("/").includes(".."),
+          "a folder inside the plugin",
+        )
+        .optional(),
     }),
   ),
 });
@@ -194,18 +202,13 @@ describe("Claude Code manifests", () => {
     expect(entry?.version).toBe(manifest.version);
   });
 
-  it(".mcp.json starts the built persona-mcp of this clone with the SERVICE_* variables substituted", () => {
+  it(".mcp.json starts the bundled persona-mcp inside the plugin with the SERVICE_* variables substituted", () => {
     const config = mcpJsonSchema.parse(readPluginJson(".mcp.json"));
     expect(Object.keys(config.mcpServers)).toEqual(["persona"]);
     const launch = expandedServer("persona", {});
-    const mcpPackage = JSON.parse(
-      fs.readFileSync(path.join(REPOSITORY_ROOT, "mcp-server/package.json"), "utf8"),
-    ) as { bin: Record<string, string> };
-    const bin = mcpPackage.bin["persona-mcp"] ?? "";
     expect(launch.command).toBe("node");
-    expect(launch.args.map((argument) => path.resolve(argument))).toEqual([
-      path.join(REPOSITORY_ROOT, "mcp-server", bin),
-    ]);
+    expect(launch.args).toEqual([path.join(PLUGIN_ROOT, "bundle", "persona-mcp.mjs")]);
+    expect(fs.existsSync(launch.args[0] ?? "missing")).toBe(true);
     // Unset variables become empty (persona-mcp then reads the project's .env); set ones pass through.
     expect(launch.env).toMatchObject({
       SERVICE_API_KEY: "",
@@ -217,7 +220,7 @@ describe("Claude Code manifests", () => {
     ).toMatchObject({ SERVICE_BASE_URL: "https://persona.example.com" });
   });
 
-  it("the setup command has documented frontmatter and runs the built script with --source claude_code", () => {
+  it("the setup command has documented frontmatter and runs the bundled setup with --source claude_code", () => {
     const { data, body } = readFrontmatter("commands/setup.md");
     commandFrontmatterSchema.parse(data);
     expect(body).toContain("$ARGUMENTS");
@@ -225,7 +228,7 @@ describe("Claude Code manifests", () => {
       /node -- "\$\{CLAUDE_PLUGIN_ROOT\}\/([^"]+)" --source claude_code --env-file "<absolute path>" --yes/u.exec(
         body,
       );
-    expect(command?.[1]).toBe("dist/setup/main.js");
+    expect(command?.[1]).toBe(SETUP_PROGRAM);
     expect(fs.existsSync(path.join(PLUGIN_ROOT, command?.[1] ?? "missing"))).toBe(true);
     expect(body).toMatch(/Never ask the user to paste/u);
     expect(body).not.toMatch(KEY_SHAPED);
@@ -282,15 +285,19 @@ describe("Codex manifests", () => {
     }
   });
 
-  it("its MCP file runs persona-mcp from PATH and forwards the SERVICE_* variables by name", () => {
+  it("its MCP file runs the bundled persona-mcp from the plugin folder and forwards the SERVICE_* variables by name", () => {
     const manifest = codexPluginSchema.parse(readPluginJson(".codex-plugin/plugin.json"));
     const text = fs.readFileSync(path.resolve(PLUGIN_ROOT, String(manifest.mcpServers)), "utf8");
     expect(text).not.toContain("${");
     const config = codexMcpSchema.parse(JSON.parse(text));
+    // Codex resolves a relative cwd against the installed plugin's folder
+    // (codex-rs/codex-mcp/src/plugin_config.rs), so the argument is relative to it.
     expect(config.mcpServers.persona).toEqual({
-      command: "persona-mcp",
-      args: [],
+      command: "node",
+      args: ["./bundle/persona-mcp.mjs"],
+      cwd: ".",
       env_vars: ["SERVICE_API_KEY", "SERVICE_PERSONA_ID", "SERVICE_BASE_URL"],
     });
+    expect(fs.existsSync(path.join(PLUGIN_ROOT, "bundle", "persona-mcp.mjs"))).toBe(true);
   });
 });

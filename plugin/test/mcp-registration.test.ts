@@ -3,23 +3,27 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectAsMcpJsonSays } from "./support/mcp-json.js";
-import { readPluginJson } from "./support/plugin-files.js";
+import { copyCommittedPlugin, type PluginCopy, readPluginJson } from "./support/plugin-files.js";
 
 // persona-mcp started exactly as the plugin's .mcp.json says (command,
 // arguments, ${CLAUDE_PLUGIN_ROOT} and ${VAR:-} substitution, in the project
-// folder), as Claude Code does, with nothing configured yet.
+// folder), as Claude Code does, with nothing configured yet — from a copy of
+// the plugin's committed files alone, as a marketplace install leaves them.
 
 let home: string;
 let project: string;
+let copy: PluginCopy;
 
 beforeAll(() => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "persona-plugin-mcp-"));
   project = path.join(home, "project");
   fs.mkdirSync(project);
+  copy = copyCommittedPlugin();
 });
 
 afterAll(() => {
   fs.rmSync(home, { recursive: true, force: true });
+  copy?.remove();
 });
 
 function agentEnvironment(): Record<string, string> {
@@ -30,7 +34,7 @@ describe("the MCP server as .mcp.json starts it", () => {
   it("lists generate and personify, with tool names Claude Code can use", {
     timeout: 30_000,
   }, async () => {
-    const connection = await connectAsMcpJsonSays(agentEnvironment(), project);
+    const connection = await connectAsMcpJsonSays(agentEnvironment(), project, copy.root);
     try {
       const { tools } = await connection.client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(["generate", "personify"]);
@@ -50,7 +54,7 @@ describe("the MCP server as .mcp.json starts it", () => {
   it("answers a call before the setup with instructions that point to the setup command", {
     timeout: 30_000,
   }, async () => {
-    const connection = await connectAsMcpJsonSays(agentEnvironment(), project);
+    const connection = await connectAsMcpJsonSays(agentEnvironment(), project, copy.root);
     try {
       const result = await connection.client.callTool({
         name: "generate",

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithBrowser, launchChromium, saveScreenshot } from "../../test-support/browser.js";
+import { freePort } from "../../test-support/free-port.js";
 import {
   type MailCatcher,
   signInLinkIn,
@@ -13,14 +14,17 @@ import { type ApiFixture, startApi } from "../../test-support/spawn-service.js";
 import { readEnvValues } from "../src/env-file/env-file-content.js";
 import { GITIGNORE_COMMENT } from "../src/gitignore/ensure-git-ignored.js";
 import { connectAsMcpJsonSays } from "./support/mcp-json.js";
+import { copyCommittedPlugin, type PluginCopy, SETUP_PROGRAM } from "./support/plugin-files.js";
 import { snapshot, startSetup } from "./support/setup-process.js";
 
-// The plugin's key setup end to end, as a new user goes through it: the
-// built script as its own process against the real service (mail through a
-// real SMTP server), Debian's chromium signing in by the mailed link and
-// approving on the consent page; then persona-mcp, started as .mcp.json
-// says in the project folder, answers a tool call with the key from .env.
-// No output, log or page of the whole run may hold the key.
+// The plugin's key setup end to end, as a new user goes through it, from
+// the plugin as a marketplace install leaves it (its committed files alone,
+// copied outside the repository): the bundled setup program as its own
+// process against the real service (mail through a real SMTP server),
+// Debian's chromium signing in by the mailed link and approving on the
+// consent page; then the bundled persona-mcp, started as the copy's
+// .mcp.json says in the project folder, answers a tool call with the key
+// from .env. No output, log or page of the whole run may hold the key.
 
 const email = "ada@example.com";
 
@@ -32,10 +36,14 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
   let home: string;
   let project: string;
   let env: Record<string, string>;
+  let plugin: PluginCopy;
+  let setupProgram: string;
   const printed: string[] = [];
   const keys: string[] = [];
 
   beforeAll(async () => {
+    plugin = copyCommittedPlugin();
+    setupProgram = path.join(plugin.root, SETUP_PROGRAM);
     mail = await startMailCatcher();
     api = await startApi({ PERSONA_SMTP_URL: mail.url });
     api.admin("email", "allow", email, "--account", api.accountId);
@@ -55,6 +63,7 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
     await api?.stop();
     await mail?.close();
     fs.rmSync(home, { recursive: true, force: true });
+    plugin?.remove();
     for (const key of keys) {
       expect(serviceLog.includes(key)).toBe(false);
       for (const text of printed) expect(text.includes(key)).toBe(false);
@@ -100,6 +109,7 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
       ],
       env,
       project,
+      setupProgram,
     );
     const page = await reachConsent(await setup.url);
     expect(await page.locator("#key-name").textContent()).toBe("ada's coding agent");
@@ -140,7 +150,7 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
 
     // The key works: persona-mcp, started as .mcp.json says in the project, reads it from .env.
     const agentEnvironment = { PATH: process.env.PATH ?? "", ...env };
-    const connection = await connectAsMcpJsonSays(agentEnvironment, project);
+    const connection = await connectAsMcpJsonSays(agentEnvironment, project, plugin.root);
     try {
       const result = await connection.client.callTool({
         name: "generate",
@@ -158,9 +168,10 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
     }
   });
 
-  it("replaces the key only with --force, keeping the other lines and the .gitignore entry", {
+  it("replaces the key only with --force, keeping the other lines and the .gitignore entry (callback on a chosen port)", {
     timeout: 120_000,
   }, async () => {
+    const callbackPort = await freePort();
     const envFile = path.join(project, ".env");
     const old = readEnvValues(fs.readFileSync(envFile, "utf8")).SERVICE_API_KEY ?? "";
     const setup = startSetup(
@@ -173,11 +184,17 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
         "--force",
         "--base-url",
         api.baseUrl,
+        "--callback-port",
+        String(callbackPort),
       ],
       env,
       project,
+      setupProgram,
     );
-    const page = await reachConsent(await setup.url);
+    const url = await setup.url;
+    const redirect = new URL(new URL(url).searchParams.get("redirect_uri") ?? "");
+    expect(redirect.port).toBe(String(callbackPort));
+    const page = await reachConsent(url);
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: "Login complete" }).waitFor();
     printed.push(await page.content());
@@ -209,6 +226,7 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
       ["--env-file", ".env", "--source", "codex", "--yes", "--base-url", api.baseUrl],
       env,
       other,
+      setupProgram,
     );
     const page = await reachConsent(await setup.url);
     expect(await page.locator("#source").textContent()).toBe("the Codex plugin");

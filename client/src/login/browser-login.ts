@@ -1,9 +1,9 @@
-import open from "open";
 import { maskApiKey } from "../settings/mask-api-key.js";
 import { callbackPage } from "./callback-page.js";
 import { startCallbackServer } from "./callback-server.js";
 import { BrowserLoginError } from "./login-errors.js";
 import { buildLoginUrl, createLoginSecrets, type LoginSource } from "./login-request.js";
+import { openSystemBrowser } from "./open-system-browser.js";
 import { readCallback } from "./read-callback.js";
 
 /** How long a login waits for the browser by default: 10 minutes (sign-in by e-mail takes a while). */
@@ -18,17 +18,27 @@ export interface BrowserLoginOptions {
   /** Who asks (spec §4.5): `cli`, `codex` or `claude_code`; `cli` by default. */
   source?: LoginSource | undefined;
   /**
-   * Opens the login URL in a browser. By default the `open` package (the
-   * system's browser); `false` opens nothing (`--no-browser`: the person
-   * opens the printed URL, e.g. on a headless machine).
+   * Opens the login URL in a browser. By default the system's browser
+   * ({@link openSystemBrowser}); `false` opens nothing (`--no-browser`: the
+   * person opens the printed URL, e.g. on a headless machine).
    */
   openBrowser?: false | ((url: string) => Promise<unknown>) | undefined;
   /** Receives the login URL before the browser opens; print it so it can be opened by hand. */
   onUrl?: ((url: string) => void) | undefined;
   /** Called about once a second while waiting: milliseconds waited and the timeout. */
   onProgress?: ((waitedMs: number, timeoutMs: number) => void) | undefined;
-  /** Told when the browser could not be opened; the login goes on (the URL was printed). */
+  /**
+   * Told when the browser could not be opened — the opener is missing or
+   * failed, e.g. `xdg-open` with no display — with an error naming why; the
+   * login goes on, waiting for the URL to be opened by hand.
+   */
   onBrowserError?: ((error: unknown) => void) | undefined;
+  /**
+   * Port of the loopback callback server on 127.0.0.1; by default (or 0)
+   * one the system picks. A fixed port suits an SSH port forward or a
+   * container's published port.
+   */
+  callbackPort?: number | undefined;
   /** How long to wait for the browser's answer, in milliseconds (default 10 minutes). */
   timeoutMs?: number | undefined;
   /** Abandons the login. */
@@ -47,14 +57,15 @@ export interface BrowserLoginResult {
  * Gets an API key through the browser without the key ever being shown
  * (spec §4.4–4.5): makes a random `state` (256 bits) and a one-time
  * RSA-OAEP-256 key pair (2048 bits), starts a loopback server on 127.0.0.1
- * with a random port for one callback, hands the login URL to `onUrl` and
+ * (on `callbackPort`, or a port the system picks) for one callback, hands the login URL to `onUrl` and
  * opens it, waits (with progress, up to the timeout) for the service's
  * redirect, checks `state`, and decrypts `encrypted_api_key` with the
  * private key, which never leaves this process. The browser tab is told it
  * can be closed. Node only.
  *
- * @throws {BrowserLoginError} `timeout`, `denied`, `state_mismatch`,
- *   `invalid_response` or `aborted`; nothing is returned then
+ * @throws {BrowserLoginError} `port_unavailable` (the callback port is
+ *   taken), `timeout`, `denied`, `state_mismatch`, `invalid_response` or
+ *   `aborted`; nothing is returned then
  *
  * @example
  * import { loginWithBrowser } from "@persona-reply/client/login";
@@ -71,7 +82,7 @@ export interface BrowserLoginResult {
 export async function loginWithBrowser(options: BrowserLoginOptions): Promise<BrowserLoginResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
   const secrets = await createLoginSecrets();
-  const server = await startCallbackServer();
+  const server = await startCallbackServer(options.callbackPort);
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   let removeAbortListener = () => {};
   try {
@@ -85,7 +96,7 @@ export async function loginWithBrowser(options: BrowserLoginOptions): Promise<Br
     });
     options.onUrl?.(url);
     if (options.openBrowser !== false) {
-      const opener = options.openBrowser ?? ((target: string) => open(target));
+      const opener = options.openBrowser ?? openSystemBrowser;
       opener(url).catch((error: unknown) => options.onBrowserError?.(error));
     }
 

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { BrowserLoginError } from "./login-errors.js";
 
 /** Path of the loopback callback. */
 export const CALLBACK_PATH = "/callback";
@@ -13,6 +14,19 @@ const PAGE_HEADERS = {
   "x-content-type-options": "nosniff",
   connection: "close",
 };
+
+/**
+ * Reads a callback port as typed on a command line (`--callback-port`):
+ * the port number for a whole number from 1 to 65535, undefined otherwise.
+ *
+ * @example
+ * parseCallbackPort("8123"); // 8123
+ * parseCallbackPort("0"); // undefined
+ */
+export function parseCallbackPort(text: string): number | undefined {
+  const port = Number(text);
+  return /^\d+$/u.test(text.trim()) && port >= 1 && port <= 65_535 ? port : undefined;
+}
 
 /** The one request the callback server takes, and how to answer it. */
 export interface CallbackRequest {
@@ -31,12 +45,14 @@ export interface CallbackServer {
 }
 
 /**
- * Starts the callback server on 127.0.0.1 with a port the system picks:
- * loopback only, so nothing off this computer can reach it. It takes one
- * GET of {@link CALLBACK_PATH}; other paths (a browser's /favicon.ico) get
- * 404 and do not count.
+ * Starts the callback server on 127.0.0.1, on `port` or (0, the default) a
+ * port the system picks: loopback only, so nothing off this computer can
+ * reach it. It takes one GET of {@link CALLBACK_PATH}; other paths (a
+ * browser's /favicon.ico) get 404 and do not count.
+ *
+ * @throws {BrowserLoginError} `port_unavailable` when the port is taken or not allowed
  */
-export async function startCallbackServer(): Promise<CallbackServer> {
+export async function startCallbackServer(port = 0): Promise<CallbackServer> {
   let deliver: (request: CallbackRequest) => void = () => undefined;
   const callback = new Promise<CallbackRequest>((resolve) => {
     deliver = resolve;
@@ -70,12 +86,21 @@ export async function startCallbackServer(): Promise<CallbackServer> {
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const reason = error.code === "EADDRINUSE" ? "it is in use" : (error.code ?? error.message);
+      reject(
+        new BrowserLoginError(
+          "port_unavailable",
+          `cannot take port ${port} on 127.0.0.1 for the browser's answer (${reason}); choose another port, or none to let the system pick one`,
+          { cause: error },
+        ),
+      );
+    });
+    server.listen(port, "127.0.0.1", () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const address = server.address() as AddressInfo;
   return {
-    redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
+    redirectUri: `http://127.0.0.1:${address.port}${CALLBACK_PATH}`,
     callback,
     close: () =>
       new Promise((resolve) => {

@@ -10,7 +10,9 @@ export {
   DEFAULT_LOGIN_TIMEOUT_MS,
   loginWithBrowser,
 } from "./browser-login.js";
-export { CALLBACK_PATH } from "./callback-server.js";
+export { CALLBACK_PATH, parseCallbackPort } from "./callback-server.js";
 export { BrowserLoginError } from "./login-errors.js";
+export { loginMessages } from "./login-messages.js";
 export { buildLoginUrl, LOGIN_KEY_BITS, type LoginSource } from "./login-request.js";
+export { openSystemBrowser } from "./open-system-browser.js";
 export { createProgressLine, type ProgressLine, type ProgressStream } from "./progress-line.js";

@@ -13,13 +13,20 @@ export class BrowserLoginError extends Error {
   override name = "BrowserLoginError";
 
   /**
-   * @param code - `timeout` (no answer in time), `denied` (Deny was chosen),
+   * @param code - `port_unavailable` (the callback port asked for is taken),
+   *   `timeout` (no answer in time), `denied` (Deny was chosen),
    *   `state_mismatch` (the callback's `state` is not the one this login made:
    *   refused, nothing saved), `invalid_response` (no usable encrypted key),
    *   `aborted` (the caller's signal)
    */
   constructor(
-    readonly code: "timeout" | "denied" | "state_mismatch" | "invalid_response" | "aborted",
+    readonly code:
+      | "port_unavailable"
+      | "timeout"
+      | "denied"
+      | "state_mismatch"
+      | "invalid_response"
+      | "aborted",
     message: string,
     options?: { cause?: unknown },
   ) {

@@ -34,6 +34,8 @@ describe("parseSetupArguments", () => {
       "--no-browser",
       "--timeout",
       "90",
+      "--callback-port",
+      "8123",
     ]);
     expect(parsed).toEqual({
       action: "run",
@@ -47,6 +49,7 @@ describe("parseSetupArguments", () => {
         force: true,
         openBrowser: false,
         timeoutMs: 90_000,
+        callbackPort: 8123,
       },
     });
     expect(parseSetupArguments(["--help"])).toEqual({ action: "help" });
@@ -57,6 +60,8 @@ describe("parseSetupArguments", () => {
     [["--env-file", ".env"], /--source is required/u],
     [[...BASE.slice(0, 2), "--source", "cli"], /--source must be one of claude_code, codex/u],
     [[...BASE, "--persona-id", "not-a-uuid"], /--persona-id must be a persona ID/u],
+    [[...BASE, "--callback-port", "65536"], /--callback-port takes a port number from 1 to 65535/u],
+    [[...BASE, "--callback-port", "0"], /--callback-port takes a port number from 1 to 65535/u],
     [[...BASE, "--base-url", "http://127.0.0.1:8787/api/v1"], /without \/api\/v1/u],
     [[...BASE, "--timeout", "0"], /--timeout takes whole seconds/u],
     [[...BASE, "--timeout", "1.5"], /--timeout takes whole seconds/u],

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { normalizeBaseUrl } from "@persona-reply/client";
+import { parseCallbackPort } from "@persona-reply/client/login";
 import { personaIdSchema } from "@persona-reply/shared";
 
 /** Who runs the setup, sent as the login's `source` (spec §4.5). */
@@ -31,6 +32,8 @@ export interface SetupArguments {
   openBrowser: boolean;
   /** `--timeout` in milliseconds (given in seconds). */
   timeoutMs?: number;
+  /** `--callback-port`: the loopback port for the browser's answer (default: any free port). */
+  callbackPort?: number;
 }
 
 /** What the command line asks for. */
@@ -43,7 +46,7 @@ export class SetupUsageError extends Error {
 
 /** Text of `--help`. */
 export const SETUP_USAGE = `Usage: persona-plugin-setup --env-file <path> --source <claude_code|codex> [options]
-   or: node -- <plugin>/dist/setup/main.js --env-file <path> --source <claude_code|codex> [options]
+   or: node -- <plugin>/bundle/setup.mjs --env-file <path> --source <claude_code|codex> [options]
        (keep the -- after node: without it Node takes --env-file as its own option)
 
 Gets a new Persona Reply API key by approving in the browser, and writes it to
@@ -57,6 +60,7 @@ an env file as SERVICE_API_KEY without ever showing it.
   --yes                  the destination is confirmed (no question in a terminal)
   --force                replace a SERVICE_API_KEY the file already holds
   --no-browser           do not open a browser; open the printed URL yourself
+  --callback-port <n>    loopback port for the browser's answer (default: any free port)
   --timeout <seconds>    how long to wait for the approval (default 600)
   --help
 
@@ -148,6 +152,13 @@ export function parseSetupArguments(argv: readonly string[]): ParsedSetupCommand
   }
   const timeoutMs = readTimeout(values.timeout);
   if (timeoutMs !== undefined) result.timeoutMs = timeoutMs;
+  if (values["callback-port"] !== undefined) {
+    const port = parseCallbackPort(values["callback-port"]);
+    if (port === undefined) {
+      throw new SetupUsageError("--callback-port takes a port number from 1 to 65535");
+    }
+    result.callbackPort = port;
+  }
   return { action: "run", arguments: result };
 }
 
@@ -166,6 +177,7 @@ function parse(argv: readonly string[]) {
       force: { type: "boolean" },
       "no-browser": { type: "boolean" },
       timeout: { type: "string" },
+      "callback-port": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -3,6 +3,7 @@ import { DEFAULT_BASE_URL, maskApiKey, normalizeBaseUrl } from "@persona-reply/c
 import {
   BrowserLoginError,
   createProgressLine,
+  loginMessages,
   loginWithBrowser,
   type ProgressStream,
 } from "@persona-reply/client/login";
@@ -114,6 +115,12 @@ function loginFailure(error: unknown, timeoutMs: number | undefined): SetupError
     );
   }
   switch (error.code) {
+    case "port_unavailable":
+      return new SetupError(
+        SETUP_EXIT_CODES.usage,
+        `--callback-port: ${error.message}. Nothing was written.`,
+        { cause: error },
+      );
     case "timeout":
       return new SetupError(
         SETUP_EXIT_CODES.timeout,
@@ -223,14 +230,10 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
       name: argumentsGiven.name ?? defaultKeyName(argumentsGiven.source),
       source: argumentsGiven.source,
       timeoutMs: argumentsGiven.timeoutMs,
+      callbackPort: argumentsGiven.callbackPort,
       signal: io.signal,
       openBrowser: argumentsGiven.openBrowser ? io.openBrowser : false,
-      onUrl: (url) =>
-        io.stderr.write(
-          `${argumentsGiven.openBrowser ? "Opening your browser to approve a new API key. If it does not open, visit" : "Open this URL in a browser to approve a new API key"}:\n  ${url}\n`,
-        ),
-      onBrowserError: () =>
-        io.stderr.write("Could not open a browser; open the URL above yourself.\n"),
+      ...loginMessages(io.stderr, argumentsGiven.openBrowser),
       onProgress: (waited, total) => progress.update(waited, total),
     });
   } catch (error) {

@@ -30,9 +30,10 @@ export const mcpJsonSchema = z.strictObject({
 export function expandValue(
   value: string,
   environment: Record<string, string | undefined>,
+  pluginRoot = PLUGIN_ROOT,
 ): string {
   return value
-    .replaceAll(PLUGIN_ROOT_PLACEHOLDER, PLUGIN_ROOT)
+    .replaceAll(PLUGIN_ROOT_PLACEHOLDER, pluginRoot)
     .replace(/\$\{([^}]+)\}/gu, (whole, expression: string) => {
       const split = expression.indexOf(":-");
       const name = split === -1 ? expression : expression.slice(0, split);
@@ -49,21 +50,26 @@ export interface ExpandedLaunch {
   env: Record<string, string>;
 }
 
-/** Reads `.mcp.json` and expands the named server's entry as Claude Code does for a plugin. */
+/**
+ * Reads `.mcp.json` of a plugin folder (this checkout's by default) and
+ * expands the named server's entry as Claude Code does for a plugin
+ * installed there.
+ */
 export function expandedServer(
   name: string,
   environment: Record<string, string | undefined>,
+  pluginRoot = PLUGIN_ROOT,
 ): ExpandedLaunch {
-  const config = mcpJsonSchema.parse(readPluginJson(".mcp.json"));
+  const config = mcpJsonSchema.parse(readPluginJson(".mcp.json", pluginRoot));
   const server = config.mcpServers[name];
   if (server === undefined) throw new Error(`.mcp.json has no server "${name}"`);
-  const env: Record<string, string> = { CLAUDE_PLUGIN_ROOT: PLUGIN_ROOT };
+  const env: Record<string, string> = { CLAUDE_PLUGIN_ROOT: pluginRoot };
   for (const [variable, value] of Object.entries(server.env ?? {})) {
-    env[variable] = expandValue(value, environment);
+    env[variable] = expandValue(value, environment, pluginRoot);
   }
   return {
-    command: expandValue(server.command, environment),
-    args: (server.args ?? []).map((argument) => expandValue(argument, environment)),
+    command: expandValue(server.command, environment, pluginRoot),
+    args: (server.args ?? []).map((argument) => expandValue(argument, environment, pluginRoot)),
     env,
   };
 }
@@ -84,17 +90,31 @@ export interface PluginServerConnection {
  *
  * @param agentEnvironment - the environment Claude Code itself runs with
  * @param projectFolder - the working folder (where the server reads `.env`)
+ * @param pluginRoot - the plugin folder (this checkout's by default, or a copy)
  */
 export async function connectAsMcpJsonSays(
   agentEnvironment: Record<string, string>,
   projectFolder: string,
+  pluginRoot = PLUGIN_ROOT,
 ): Promise<PluginServerConnection> {
-  const launch = expandedServer("persona", agentEnvironment);
+  const launch = expandedServer("persona", agentEnvironment, pluginRoot);
+  return connectStdio(launch, { ...agentEnvironment, ...launch.env }, projectFolder);
+}
+
+/**
+ * Starts a stdio MCP server (`launch.command` with `launch.args`, exactly
+ * `environment`, in `cwd`) and connects the MCP SDK's client to it.
+ */
+export async function connectStdio(
+  launch: ExpandedLaunch,
+  environment: Record<string, string>,
+  cwd: string,
+): Promise<PluginServerConnection> {
   const transport = new StdioClientTransport({
     command: launch.command,
     args: launch.args,
-    env: { ...agentEnvironment, ...launch.env },
-    cwd: projectFolder,
+    env: environment,
+    cwd,
     stderr: "pipe",
   });
   let stderr = "";

@@ -7,17 +7,23 @@ import { SETUP_SCRIPT } from "./plugin-files.js";
 export type SetupRun = LoginProcess;
 
 /**
- * Starts the built setup script as its own process, as the setup command
+ * Starts the bundled setup program as its own process, as the setup command
  * does, always with `--no-browser` (the test drives Debian's chromium
  * itself instead of the system's browser).
  *
  * @param args - the script's arguments
  * @param env - its whole environment (nothing else is inherited but PATH)
  * @param cwd - its working folder
+ * @param script - the setup program: this checkout's plugin's by default, or a copy's
  */
-export function startSetup(args: string[], env: Record<string, string>, cwd: string): SetupRun {
+export function startSetup(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  script = SETUP_SCRIPT,
+): SetupRun {
   // `--` first, or Node itself would take the script's --env-file (see src/setup/main.ts).
-  return spawnLoginProcess(["--", SETUP_SCRIPT, "--no-browser", ...args], env, cwd);
+  return spawnLoginProcess(["--", script, "--no-browser", ...args], env, cwd);
 }
 
 /** A snapshot of a folder: every file's path, mode and content, to prove nothing changed. */

@@ -3,7 +3,9 @@ import { personaIdSchema } from "@persona-reply/shared";
 import type { Command } from "commander";
 import { ConfigurationError, TimeoutError } from "../../errors/client-errors.js";
 import { loginWithBrowser } from "../../login/browser-login.js";
+import { parseCallbackPort } from "../../login/callback-server.js";
 import { BrowserLoginError } from "../../login/login-errors.js";
+import { loginMessages } from "../../login/login-messages.js";
 import { createProgressLine } from "../../login/progress-line.js";
 import {
   checkProfileName,
@@ -29,8 +31,12 @@ interface LoginFlags {
   browser?: boolean;
   /** Seconds to wait for the browser, as typed. */
   timeout?: string;
+  /** Port of the loopback callback, as typed. */
+  callbackPort?: string;
   json?: boolean;
 }
+
+const CALLBACK_PORT_USAGE = "--callback-port takes a port number from 1 to 65535";
 
 /** Longest wait `--timeout` accepts: one hour. */
 const MAX_TIMEOUT_SECONDS = 3600;
@@ -54,6 +60,13 @@ function defaultKeyName(): string {
   return host === "" ? "persona CLI" : `persona CLI on ${host}`;
 }
 
+function readCallbackPort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = parseCallbackPort(value);
+  if (port === undefined) throw new UsageError(CALLBACK_PORT_USAGE);
+  return port;
+}
+
 function readTimeout(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
@@ -67,7 +80,10 @@ function readTimeout(value: string | undefined): number | undefined {
  * `persona login` (spec §4.4–4.5): gets a new API key through the browser —
  * sign in to the playground, approve — and stores it in a profile (file mode
  * 0600) without ever printing it; prints only the masked key. The profile
- * becomes the active one. `--no-browser` only prints the URL (headless use).
+ * becomes the active one. `--no-browser` only prints the URL (headless use);
+ * when a browser cannot be opened the tool says so and prints the URL again.
+ * `--callback-port` fixes the loopback port the browser is sent back to (an
+ * SSH port forward, a container's published port); by default any free one.
  */
 export function registerLoginCommand(program: Command, context: CliContext): void {
   program
@@ -81,6 +97,10 @@ export function registerLoginCommand(program: Command, context: CliContext): voi
     )
     .option("--base-url <url>", "site origin of the service, without /api/v1")
     .option("--no-browser", "do not open a browser; open the printed URL yourself")
+    .option(
+      "--callback-port <port>",
+      "loopback port for the browser's answer, e.g. for an SSH port forward (default: any free port)",
+    )
     .option("--timeout <seconds>", "how long to wait for the approval (default 600)")
     .option("--json", "print the outcome as JSON")
     .action(async (flags: LoginFlags) => {
@@ -109,6 +129,7 @@ export function registerLoginCommand(program: Command, context: CliContext): voi
         throw new UsageError("--name takes 1–100 characters");
       }
       const timeoutMs = readTimeout(flags.timeout);
+      const callbackPort = readCallbackPort(flags.callbackPort);
       const openBrowser = flags.browser !== false;
       const progress = createProgressLine(context.stderr, "Waiting for approval in the browser");
 
@@ -119,18 +140,17 @@ export function registerLoginCommand(program: Command, context: CliContext): voi
           name,
           source: "cli",
           timeoutMs,
+          callbackPort,
           openBrowser: openBrowser ? undefined : false,
-          onUrl: (url) =>
-            context.stderr.write(
-              `${openBrowser ? "Opening your browser to approve a new API key. If it does not open, visit" : "Open this URL in a browser to approve a new API key"}:\n  ${url}\n`,
-            ),
-          onBrowserError: () =>
-            context.stderr.write("Could not open a browser; open the URL above yourself.\n"),
+          ...loginMessages(context.stderr, openBrowser),
           onProgress: (waited, total) => progress.update(waited, total),
         });
       } catch (error) {
         if (error instanceof BrowserLoginError && error.code === "timeout") {
           throw new TimeoutError(error.message, timeoutMs ?? 0, { cause: error });
+        }
+        if (error instanceof BrowserLoginError && error.code === "port_unavailable") {
+          throw new UsageError(`--callback-port: ${error.message}`);
         }
         throw error;
       } finally {
