@@ -123,7 +123,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         const who = await customer(10_000);
         const routed = await service.services.personas.create(who.accountId, {
           ...readExamplePersona(),
-          modelRoute: { provider: "openai-compatible", model: "fake-model" },
+          route: [{ upstream: "openai-compatible", model: "fake-model" }],
         });
         upstream.behaviour = { kind: "reply", text: "Hello from upstream." };
         expect((await who.post("/api/v1/generate", hello(routed.id))).status).toBe(200);

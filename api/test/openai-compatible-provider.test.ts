@@ -21,7 +21,7 @@ beforeAll(async () => {
   routed = await service.services.personas.create(service.accountId, {
     ...readExamplePersona(),
     personifyAccess: false,
-    modelRoute: { provider: "openai-compatible", model: "fake-model" },
+    route: [{ upstream: "openai-compatible", model: "fake-model" }],
   });
 });
 afterAll(async () => {

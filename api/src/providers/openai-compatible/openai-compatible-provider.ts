@@ -5,9 +5,12 @@ import {
   type ProviderRequest,
   type ProviderResult,
 } from "../model-provider.js";
+import { providerErrorFromSdk } from "../upstream-failure.js";
 
-/** Settings of the OpenAI-compatible upstream (server configuration, never the customer's). */
+/** Settings of one OpenAI-compatible upstream (server configuration, never the customer's). */
 export interface OpenAiCompatibleOptions {
+  /** The upstream's name in the operator configuration (metrics label). */
+  name: string;
   /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama). */
   baseUrl: string;
   /** Upstream key; local servers accept any non-empty value. */
@@ -18,34 +21,14 @@ export interface OpenAiCompatibleOptions {
   maxRetries: number;
 }
 
-function describeUpstreamError(error: unknown): ProviderError {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError("timeout", "the upstream timed out", { cause: error });
-  }
-  if (error instanceof OpenAI.APIError && error.status === 429) {
-    // Only a number of seconds is repeated: the header's text comes from the upstream.
-    const retryAfter = error.headers?.get("retry-after") ?? "";
-    const hint = /^\d{1,6}$/u.test(retryAfter) ? `; it asks to retry after ${retryAfter} s` : "";
-    return new ProviderError("upstream", `the upstream is rate limited (429${hint})`, {
-      cause: error,
-    });
-  }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    return new ProviderError("upstream", `upstream answered ${error.status}`, { cause: error });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new ProviderError("upstream", "could not reach the upstream", { cause: error });
-  }
-  return new ProviderError("upstream", "the upstream answer could not be read", { cause: error });
-}
-
 /**
  * A provider for any server speaking the chat completions protocol (hosted
  * APIs, Ollama, vLLM, llama.cpp's server) through the official `openai` SDK.
  * Each candidate is its own call, made in parallel, because many compatible
  * servers ignore `n`.
  *
- * @throws {ProviderError} `timeout` or `upstream` on any upstream failure
+ * @throws {ProviderError} `timeout`, `upstream` or `request` on any upstream failure
+ *   (see upstream-failure.ts)
  */
 export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions): ModelProvider {
   const client = new OpenAI({
@@ -55,14 +38,14 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
     maxRetries: options.maxRetries,
   });
   return {
-    name: "openai-compatible",
+    name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
       // When one candidate fails the request fails: the other calls are stopped with it.
       const siblings = new AbortController();
       const signal = AbortSignal.any([request.signal, siblings.signal]);
       const calls = Array.from({ length: request.candidates }, () =>
         client.chat.completions.create(
-          { model: request.persona.modelRoute.model, messages: request.messages },
+          { model: request.model, messages: request.messages },
           { signal },
         ),
       );
@@ -87,7 +70,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
           },
         };
       } catch (error) {
-        throw error instanceof ProviderError ? error : describeUpstreamError(error);
+        throw providerErrorFromSdk(error, OpenAI);
       }
     },
   };

@@ -1,0 +1,87 @@
+import Anthropic from "@anthropic-ai/sdk";
+import {
+  type ModelProvider,
+  ProviderError,
+  type ProviderRequest,
+  type ProviderResult,
+} from "../model-provider.js";
+import { providerErrorFromSdk } from "../upstream-failure.js";
+import { toAnthropicPrompt } from "./anthropic-messages.js";
+
+/** Settings of one Anthropic Messages API upstream (server configuration). */
+export interface AnthropicOptions {
+  /** The upstream's name in the operator configuration (metrics label). */
+  name: string;
+  /** The API origin without `/v1`, e.g. `https://api.anthropic.com`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Per-attempt timeout in milliseconds. */
+  timeoutMs: number;
+  /** SDK retries on connection errors, 408/409/429/5xx and 529 (overloaded). */
+  maxRetries: number;
+}
+
+/**
+ * A provider for the Anthropic Messages API through the official
+ * `@anthropic-ai/sdk`: the persona prompt and client context go in `system`,
+ * the history in alternating user/assistant turns (see
+ * {@link toAnthropicPrompt}), `max_tokens` is the upstream's
+ * `maxOutputTokens`, and the usage of the answer is reported for billing
+ * (input tokens including any cache reads and writes). Each candidate is its
+ * own call, made in parallel; when one fails the others are stopped.
+ *
+ * @throws {ProviderError} the SDK's errors mapped by status: 529 overloaded,
+ *   5xx, 429, 401/403/404, timeouts and connection errors are `upstream` or
+ *   `timeout` (the route falls back); 400/413/422 are `request` (it does not)
+ */
+export function createAnthropicProvider(options: AnthropicOptions): ModelProvider {
+  const client = new Anthropic({
+    baseURL: options.baseUrl,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+  });
+  return {
+    name: options.name,
+    async complete(request: ProviderRequest): Promise<ProviderResult> {
+      const prompt = toAnthropicPrompt(request.messages);
+      const siblings = new AbortController();
+      const signal = AbortSignal.any([request.signal, siblings.signal]);
+      const calls = Array.from({ length: request.candidates }, () =>
+        client.messages.create(
+          {
+            model: request.model,
+            max_tokens: request.maxOutputTokens,
+            ...(prompt.system === "" ? {} : { system: prompt.system }),
+            messages: prompt.messages,
+          },
+          { signal },
+        ),
+      );
+      for (const call of calls) call.catch(() => siblings.abort());
+      try {
+        const answers = await Promise.all(calls);
+        let inputTokens = 0;
+        let outputTokens = 0;
+        const texts = answers.map((answer) => {
+          const usage = answer.usage;
+          inputTokens +=
+            usage.input_tokens +
+            (usage.cache_creation_input_tokens ?? 0) +
+            (usage.cache_read_input_tokens ?? 0);
+          outputTokens += usage.output_tokens;
+          const parts = answer.content.flatMap((block) =>
+            block.type === "text" ? [block.text] : [],
+          );
+          if (parts.length === 0) {
+            throw new ProviderError("upstream", "the upstream returned no text content");
+          }
+          return parts.join("");
+        });
+        return { texts, usage: { inputTokens, outputTokens } };
+      } catch (error) {
+        throw providerErrorFromSdk(error, Anthropic);
+      }
+    },
+  };
+}
