@@ -1,6 +1,11 @@
 import fs from "node:fs";
 import { Command, CommanderError } from "commander";
-import { describeTarget, type ModelRoute, parseRouteTarget } from "../personas/model-route.js";
+import {
+  describeTarget,
+  type ModelRoute,
+  modelRouteSchema,
+  parseRouteTarget,
+} from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
@@ -47,13 +52,22 @@ function collectRouteTarget(text: string, previous: ModelRoute = []): ModelRoute
 }
 
 /**
- * Refuses a route naming an upstream this environment does not configure
- * (a typo would otherwise surface as failed requests). Run the CLI with the
- * service's `PERSONA_UPSTREAMS_FILE` (or `PERSONA_OPENAI_BASE_URL`).
+ * Refuses an invalid route (empty, too long, a target twice) and one naming
+ * an upstream this environment does not configure (a typo would otherwise
+ * surface as failed requests). Run the CLI with the service's
+ * `PERSONA_UPSTREAMS_FILE` (or `PERSONA_OPENAI_BASE_URL`).
  */
 function requireConfiguredRoute(services: Services, route: ModelRoute): ModelRoute {
+  const result = modelRouteSchema.safeParse(route);
+  if (!result.success) {
+    throw new CommanderError(
+      1,
+      "persona.route",
+      `route: ${result.error.issues[0]?.message ?? "invalid route"}`,
+    );
+  }
   const upstreams = services.config.upstreams;
-  for (const target of route) {
+  for (const target of result.data) {
     if (!upstreams.has(target.upstream)) {
       throw new CommanderError(
         1,
@@ -62,7 +76,7 @@ function requireConfiguredRoute(services: Services, route: ModelRoute): ModelRou
       );
     }
   }
-  return route;
+  return result.data;
 }
 
 function describePersona(persona: Persona) {
