@@ -52,6 +52,27 @@ export interface ModelProvider {
 }
 
 /**
+ * How a provider reaches its upstream (server configuration, never the
+ * customer's): what the SDK-based providers are built from.
+ */
+export interface UpstreamConnection {
+  /** The upstream's name in the operator configuration (metrics label). */
+  name: string;
+  /**
+   * `openai-compatible`: up to `/v1`, e.g. `https://api.openai.com/v1` or
+   * `http://127.0.0.1:11434/v1` (Ollama); `anthropic`: the origin, e.g.
+   * `https://api.anthropic.com`.
+   */
+  baseUrl: string;
+  /** Upstream key; local servers accept any non-empty value. Never logged. */
+  apiKey: string;
+  /** Per-attempt timeout in milliseconds (the engine's deadline covers the retries too). */
+  timeoutMs: number;
+  /** SDK retries on connection errors, 408/409/429/5xx (and Anthropic's 529). */
+  maxRetries: number;
+}
+
+/**
  * How a provider call failed, which decides what the route does next:
  *
  * - `timeout`: no answer in time — the next target of the route is tried;

@@ -1,5 +1,4 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLoopbackServer } from "./loopback-server.js";
 
 /** What the fake Messages API does with the next request. */
 export type MessagesBehaviour =
@@ -43,84 +42,54 @@ export interface FakeAnthropicUpstream {
 
 /** Starts a fake Messages API on 127.0.0.1 with a random port. */
 export async function startFakeAnthropicUpstream(): Promise<FakeAnthropicUpstream> {
-  const hanging = new Set<http.ServerResponse>();
   const upstream: FakeAnthropicUpstream = {
     baseUrl: "",
     requests: [],
     behaviour: { kind: "reply", text: "Hello from Claude." },
     close: async () => {},
   };
-  const server = http.createServer((request, response) => {
-    let raw = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      raw += chunk;
+  const server = await startLoopbackServer((request, raw, response) => {
+    const send = (status: number, body: unknown) => {
+      response.writeHead(status, { "content-type": "application/json", "request-id": "req_fake" });
+      response.end(JSON.stringify(body));
+    };
+    if (request.method !== "POST" || request.url !== "/v1/messages") {
+      send(404, { type: "error", error: { type: "not_found_error", message: "not found" } });
+      return;
+    }
+    const body = JSON.parse(raw) as MessagesRequest["body"];
+    upstream.requests.push({
+      body,
+      apiKey:
+        request.headers["x-api-key"]?.toString() ??
+        request.headers.authorization?.replace(/^Bearer /u, "") ??
+        "",
+      anthropicVersion: String(request.headers["anthropic-version"] ?? ""),
     });
-    request.on("end", () => {
-      if (request.method !== "POST" || request.url !== "/v1/messages") {
-        response.writeHead(404, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            type: "error",
-            error: { type: "not_found_error", message: "not found" },
-          }),
-        );
-        return;
-      }
-      const body = JSON.parse(raw) as MessagesRequest["body"];
-      upstream.requests.push({
-        body,
-        apiKey:
-          request.headers["x-api-key"]?.toString() ??
-          request.headers.authorization?.replace(/^Bearer /u, "") ??
-          "",
-        anthropicVersion: String(request.headers["anthropic-version"] ?? ""),
+    const behaviour = upstream.behaviour;
+    if (behaviour.kind === "hang") return;
+    if (behaviour.kind === "error") {
+      send(behaviour.status, {
+        type: "error",
+        error: { type: behaviour.type, message: "the fake upstream says no" },
       });
-      const behaviour = upstream.behaviour;
-      if (behaviour.kind === "hang") {
-        hanging.add(response);
-        return;
-      }
-      if (behaviour.kind === "error") {
-        response.writeHead(behaviour.status, {
-          "content-type": "application/json",
-          "request-id": "req_fake",
-        });
-        response.end(
-          JSON.stringify({
-            type: "error",
-            error: { type: behaviour.type, message: "the fake upstream says no" },
-          }),
-        );
-        return;
-      }
-      const answer = () => {
-        response.writeHead(200, { "content-type": "application/json", "request-id": "req_fake" });
-        response.end(
-          JSON.stringify({
-            id: "msg_fake",
-            type: "message",
-            role: "assistant",
-            model: body.model,
-            content: [{ type: "text", text: behaviour.text }],
-            stop_reason: "end_turn",
-            stop_sequence: null,
-            usage: behaviour.usage ?? { input_tokens: 21, output_tokens: 7 },
-          }),
-        );
-      };
-      if (behaviour.delayMs === undefined) answer();
-      else setTimeout(answer, behaviour.delayMs);
-    });
+      return;
+    }
+    const answer = () =>
+      send(200, {
+        id: "msg_fake",
+        type: "message",
+        role: "assistant",
+        model: body.model,
+        content: [{ type: "text", text: behaviour.text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: behaviour.usage ?? { input_tokens: 21, output_tokens: 7 },
+      });
+    if (behaviour.delayMs === undefined) answer();
+    else setTimeout(answer, behaviour.delayMs);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  upstream.baseUrl = `http://127.0.0.1:${port}`;
-  upstream.close = () =>
-    new Promise((resolve) => {
-      for (const response of hanging) response.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  upstream.baseUrl = server.origin;
+  upstream.close = server.close;
   return upstream;
 }

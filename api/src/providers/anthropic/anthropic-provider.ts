@@ -4,22 +4,11 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderResult,
+  type UpstreamConnection,
 } from "../model-provider.js";
+import { callPerCandidate } from "../parallel-candidates.js";
 import { providerErrorFromSdk } from "../upstream-failure.js";
 import { toAnthropicPrompt } from "./anthropic-messages.js";
-
-/** Settings of one Anthropic Messages API upstream (server configuration). */
-export interface AnthropicOptions {
-  /** The upstream's name in the operator configuration (metrics label). */
-  name: string;
-  /** The API origin without `/v1`, e.g. `https://api.anthropic.com`. */
-  baseUrl: string;
-  apiKey: string;
-  /** Per-attempt timeout in milliseconds. */
-  timeoutMs: number;
-  /** SDK retries on connection errors, 408/409/429/5xx and 529 (overloaded). */
-  maxRetries: number;
-}
 
 /**
  * A provider for the Anthropic Messages API through the official
@@ -28,13 +17,13 @@ export interface AnthropicOptions {
  * {@link toAnthropicPrompt}), `max_tokens` is the upstream's
  * `maxOutputTokens`, and the usage of the answer is reported for billing
  * (input tokens including any cache reads and writes). Each candidate is its
- * own call, made in parallel; when one fails the others are stopped.
+ * own call, made in parallel ({@link callPerCandidate}).
  *
  * @throws {ProviderError} the SDK's errors mapped by status: 529 overloaded,
  *   5xx, 429, 401/403/404, timeouts and connection errors are `upstream` or
  *   `timeout` (the route falls back); 400/413/422 are `request` (it does not)
  */
-export function createAnthropicProvider(options: AnthropicOptions): ModelProvider {
+export function createAnthropicProvider(options: UpstreamConnection): ModelProvider {
   const client = new Anthropic({
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
@@ -45,22 +34,18 @@ export function createAnthropicProvider(options: AnthropicOptions): ModelProvide
     name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
       const prompt = toAnthropicPrompt(request.messages);
-      const siblings = new AbortController();
-      const signal = AbortSignal.any([request.signal, siblings.signal]);
-      const calls = Array.from({ length: request.candidates }, () =>
-        client.messages.create(
-          {
-            model: request.model,
-            max_tokens: request.maxOutputTokens,
-            ...(prompt.system === "" ? {} : { system: prompt.system }),
-            messages: prompt.messages,
-          },
-          { signal },
-        ),
-      );
-      for (const call of calls) call.catch(() => siblings.abort());
       try {
-        const answers = await Promise.all(calls);
+        const answers = await callPerCandidate(request.candidates, request.signal, (signal) =>
+          client.messages.create(
+            {
+              model: request.model,
+              max_tokens: request.maxOutputTokens,
+              ...(prompt.system === "" ? {} : { system: prompt.system }),
+              messages: prompt.messages,
+            },
+            { signal },
+          ),
+        );
         let inputTokens = 0;
         let outputTokens = 0;
         const texts = answers.map((answer) => {

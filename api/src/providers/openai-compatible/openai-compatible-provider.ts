@@ -4,33 +4,21 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderResult,
+  type UpstreamConnection,
 } from "../model-provider.js";
+import { callPerCandidate } from "../parallel-candidates.js";
 import { providerErrorFromSdk } from "../upstream-failure.js";
-
-/** Settings of one OpenAI-compatible upstream (server configuration, never the customer's). */
-export interface OpenAiCompatibleOptions {
-  /** The upstream's name in the operator configuration (metrics label). */
-  name: string;
-  /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama). */
-  baseUrl: string;
-  /** Upstream key; local servers accept any non-empty value. */
-  apiKey: string;
-  /** Per-attempt timeout in milliseconds. */
-  timeoutMs: number;
-  /** SDK retries on connection errors, 408/409/429/5xx. */
-  maxRetries: number;
-}
 
 /**
  * A provider for any server speaking the chat completions protocol (hosted
  * APIs, Ollama, vLLM, llama.cpp's server) through the official `openai` SDK.
- * Each candidate is its own call, made in parallel, because many compatible
- * servers ignore `n`.
+ * Each candidate is its own call, made in parallel ({@link callPerCandidate}),
+ * because many compatible servers ignore `n`.
  *
  * @throws {ProviderError} `timeout`, `upstream` or `request` on any upstream failure
  *   (see upstream-failure.ts)
  */
-export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions): ModelProvider {
+export function createOpenAiCompatibleProvider(options: UpstreamConnection): ModelProvider {
   const client = new OpenAI({
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
@@ -40,18 +28,13 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
   return {
     name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
-      // When one candidate fails the request fails: the other calls are stopped with it.
-      const siblings = new AbortController();
-      const signal = AbortSignal.any([request.signal, siblings.signal]);
-      const calls = Array.from({ length: request.candidates }, () =>
-        client.chat.completions.create(
-          { model: request.model, messages: request.messages },
-          { signal },
-        ),
-      );
-      for (const call of calls) call.catch(() => siblings.abort());
       try {
-        const completions = await Promise.all(calls);
+        const completions = await callPerCandidate(request.candidates, request.signal, (signal) =>
+          client.chat.completions.create(
+            { model: request.model, messages: request.messages },
+            { signal },
+          ),
+        );
         const texts = completions.map((completion) => {
           const content = completion.choices[0]?.message?.content;
           if (typeof content !== "string") {
