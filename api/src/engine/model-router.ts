@@ -80,6 +80,7 @@ interface Failure {
  */
 export class ModelRouter {
   private readonly cooldowns: TargetCooldowns;
+  private readonly unconfiguredSeen = new Set<string>();
 
   constructor(
     private readonly upstreams: Upstreams,
@@ -111,16 +112,13 @@ export class ModelRouter {
     clientSignal?: AbortSignal,
   ): Promise<RoutedAnswer<T>> {
     const failures: Failure[] = [];
-    const cooling: RouteTarget[] = [];
+    const cooling: Array<{ target: RouteTarget; upstream: Upstream; provider: ModelProvider }> = [];
     let configured = 0;
     for (const [index, target] of route.entries()) {
       const upstream = this.upstreams.get(target.upstream);
       const provider = this.providers.get(target.upstream);
       if (upstream === undefined || provider === undefined) {
-        this.options.logger?.warn(
-          { target: describeTarget(target) },
-          "a persona's route names an upstream that is not configured; skipping it",
-        );
+        this.warnUnconfigured(target);
         continue;
       }
       configured += 1;
@@ -129,7 +127,7 @@ export class ModelRouter {
       try {
         const outcome = await this.cooldowns.run(target, upstream, attempt);
         if (!outcome.skipped) return { value: outcome.value, target };
-        cooling.push(target);
+        cooling.push({ target, upstream, provider });
         if (!isLast) this.options.observer?.fellBack(target.upstream, "cooldown");
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -147,18 +145,17 @@ export class ModelRouter {
     const [cooled] = cooling;
     if (failures.length === 0 && cooled !== undefined) {
       // Every configured target is cooling down: try the first anyway.
+      const { target, upstream, provider } = cooled;
       this.options.logger?.warn(
-        { target: describeTarget(cooled) },
+        { target: describeTarget(target) },
         "every target of the route is cooling down; trying the first anyway",
       );
-      const upstream = this.upstreams.get(cooled.upstream) as Upstream;
-      const provider = this.providers.get(cooled.upstream) as ModelProvider;
       try {
-        const value = await this.attempt(cooled, upstream, provider, request, accept, clientSignal);
-        return { value, target: cooled };
+        const value = await this.attempt(target, upstream, provider, request, accept, clientSignal);
+        return { value, target };
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
-        failures.push({ target: cooled, error, timeoutMs: upstream.timeoutMs });
+        failures.push({ target, error, timeoutMs: upstream.timeoutMs });
       }
     }
     if (configured === 0) {
@@ -168,6 +165,17 @@ export class ModelRouter {
       );
     }
     throw summarize(failures);
+  }
+
+  /** Logs a route target whose upstream is not configured, once per target and process. */
+  private warnUnconfigured(target: RouteTarget): void {
+    const key = describeTarget(target);
+    if (this.unconfiguredSeen.has(key)) return;
+    this.unconfiguredSeen.add(key);
+    this.options.logger?.warn(
+      { target: key },
+      "a persona's route names an upstream that is not configured; skipping it",
+    );
   }
 
   /**
