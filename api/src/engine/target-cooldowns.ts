@@ -1,11 +1,4 @@
-import {
-  BrokenCircuitError,
-  type CircuitBreakerPolicy,
-  CircuitState,
-  ConsecutiveBreaker,
-  circuitBreaker,
-  handleWhen,
-} from "cockatiel";
+import type { CircuitBreakerPolicy } from "cockatiel";
 import { describeTarget, type RouteTarget } from "../personas/model-route.js";
 import { ProviderError } from "../providers/model-provider.js";
 
@@ -19,6 +12,18 @@ export interface CooldownSettings {
 
 /** What running work under a target's breaker gave. */
 export type CooldownOutcome<T> = { skipped: true } | { skipped: false; value: T };
+
+type Cockatiel = typeof import("cockatiel");
+let loading: Promise<Cockatiel> | undefined;
+
+/**
+ * cockatiel, loaded on the first routed call, so processes that never call
+ * a model (the operator CLI) do not pay for loading it.
+ */
+function loadCockatiel(): Promise<Cockatiel> {
+  loading ??= import("cockatiel");
+  return loading;
+}
 
 /**
  * Failures that say the target is unwell (a timeout, a 5xx or 429, an
@@ -53,25 +58,30 @@ export class TargetCooldowns {
     settings: CooldownSettings,
     work: () => Promise<T>,
   ): Promise<CooldownOutcome<T>> {
-    const breaker = this.breakerOf(target, settings);
+    const cockatiel = await loadCockatiel();
+    const breaker = this.breakerOf(cockatiel, target, settings);
     // cockatiel makes calls during a trial wait for its end; a route has better to do.
-    if (breaker.state === CircuitState.HalfOpen) return { skipped: true };
+    if (breaker.state === cockatiel.CircuitState.HalfOpen) return { skipped: true };
     try {
       return { skipped: false, value: await breaker.execute(work) };
     } catch (error) {
       // Open (cooling down) or isolated; cockatiel's IsolatedCircuitError is a BrokenCircuitError.
-      if (error instanceof BrokenCircuitError) return { skipped: true };
+      if (error instanceof cockatiel.BrokenCircuitError) return { skipped: true };
       throw error;
     }
   }
 
-  private breakerOf(target: RouteTarget, settings: CooldownSettings): CircuitBreakerPolicy {
+  private breakerOf(
+    cockatiel: Cockatiel,
+    target: RouteTarget,
+    settings: CooldownSettings,
+  ): CircuitBreakerPolicy {
     const key = describeTarget(target);
     let breaker = this.breakers.get(key);
     if (breaker === undefined) {
-      breaker = circuitBreaker(handleWhen(countsAsFailure), {
+      breaker = cockatiel.circuitBreaker(cockatiel.handleWhen(countsAsFailure), {
         halfOpenAfter: settings.cooldownMs,
-        breaker: new ConsecutiveBreaker(settings.cooldownAfterFailures),
+        breaker: new cockatiel.ConsecutiveBreaker(settings.cooldownAfterFailures),
       });
       breaker.onBreak(() => this.onCooldown(target));
       this.breakers.set(key, breaker);

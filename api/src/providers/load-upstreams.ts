@@ -1,6 +1,6 @@
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { RoutePrice } from "../billing/billing-config.js";
 import { ConfigError } from "../config/config-error.js";
@@ -175,7 +175,9 @@ function readUpstreamFile(file: string): z.output<typeof upstreamFileSchema> {
   }
   let data: unknown;
   try {
-    data = parseYaml(text);
+    // Loaded only when a file is named, so processes without one skip its cost.
+    const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+    data = yaml.parse(text);
   } catch (error) {
     // Only the first line: the parser's next lines quote the file, which may hold a secret.
     const reason = String((error as Error).message).split("\n")[0];

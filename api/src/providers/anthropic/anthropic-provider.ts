@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import {
   type ModelProvider,
   ProviderError,
@@ -24,15 +24,25 @@ import { toAnthropicPrompt } from "./anthropic-messages.js";
  *   `timeout` (the route falls back); 400/413/422 are `request` (it does not)
  */
 export function createAnthropicProvider(options: UpstreamConnection): ModelProvider {
-  const client = new Anthropic({
-    baseURL: options.baseUrl,
-    apiKey: options.apiKey,
-    timeout: options.timeoutMs,
-    maxRetries: options.maxRetries,
-  });
+  // The SDK is loaded on the first call, so processes that never call this
+  // upstream (the operator CLI, most tests) do not pay for loading it.
+  let loading: Promise<{ sdk: typeof Anthropic; client: Anthropic }> | undefined;
+  const load = () => {
+    loading ??= import("@anthropic-ai/sdk").then(({ default: sdk }) => ({
+      sdk,
+      client: new sdk({
+        baseURL: options.baseUrl,
+        apiKey: options.apiKey,
+        timeout: options.timeoutMs,
+        maxRetries: options.maxRetries,
+      }),
+    }));
+    return loading;
+  };
   return {
     name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
+      const { sdk, client } = await load();
       const prompt = toAnthropicPrompt(request.messages);
       try {
         const answers = await callPerCandidate(request.candidates, request.signal, (signal) =>
@@ -65,7 +75,7 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
         });
         return { texts, usage: { inputTokens, outputTokens } };
       } catch (error) {
-        throw providerErrorFromSdk(error, Anthropic);
+        throw providerErrorFromSdk(error, sdk);
       }
     },
   };
