@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { Migrator } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PersonaStore } from "../src/personas/persona-store.js";
-import { type Database, migrateToLatest, openDatabase } from "../src/storage/database.js";
-import { migrationProvider } from "../src/storage/migrations.js";
+import { loadConfig } from "../src/config/config.js";
+import { createServices } from "../src/create-services.js";
+import { createLogger } from "../src/logging/logger.js";
+import type { Services } from "../src/services.js";
 import {
   createTestDatabase,
   dialectsUnderTest,
@@ -15,39 +15,40 @@ const TRAITS = JSON.stringify({ behaviouralGuidelines: { role: "a garden guide" 
 
 for (const { dialect, skipReason } of await dialectsUnderTest()) {
   describe.skipIf(skipReason !== undefined)(
-    suiteTitle("migration 0004: model routes", dialect, skipReason),
+    suiteTitle("migration 0006: model routes", dialect, skipReason),
     () => {
-      let testDatabase: TestDatabase;
-      let database: Database;
+      let database: TestDatabase;
+      let services: Services;
       beforeAll(async () => {
-        testDatabase = await createTestDatabase(dialect);
-        database = openDatabase(testDatabase.url);
+        database = await createTestDatabase(dialect);
+        const config = loadConfig({
+          PERSONA_DATABASE_URL: database.url,
+          PERSONA_LOG_LEVEL: "silent",
+          PERSONA_INSTANCE_ID: "model-routes-migration",
+        });
+        services = await createServices(config, createLogger("silent"));
       });
       afterAll(async () => {
-        await database?.destroy();
-        await testDatabase?.drop();
+        await services?.billing.close();
+        await services?.store.close();
+        await database?.drop();
       });
 
       it("keeps personas written before routes on their single provider:model target", async () => {
-        const migrator = new Migrator({ db: database, provider: migrationProvider });
-        const { error } = await migrator.migrateTo("0003_playground");
-        expect(error).toBeUndefined();
         const now = new Date().toISOString();
-        const accountId = randomUUID();
-        await database
-          .insertInto("accounts")
-          .values({ id: accountId, name: "Before routes", status: "active", created_at: now })
-          .execute();
+        const account = await services.accounts.create("Before routes");
+        // Rows as the first format wrote them: `provider` and `model`, no `route` (null
+        // once migration 0006 added the column).
         const older = [
           { id: randomUUID(), provider: "offline", model: "offline-composer-1" },
           { id: randomUUID(), provider: "openai-compatible", model: "llama3.1:8b" },
         ];
         for (const persona of older) {
-          await database
+          await services.database
             .insertInto("personas")
             .values({
               ...persona,
-              account_id: accountId,
+              account_id: account.id,
               name: "Juniper",
               traits: TRAITS,
               personify_access: 0,
@@ -56,11 +57,8 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
             })
             .execute();
         }
-
-        await migrateToLatest(database);
-        const personas = new PersonaStore(database);
         for (const persona of older) {
-          expect((await personas.find(persona.id))?.route).toEqual([
+          expect((await services.personas.find(persona.id))?.route).toEqual([
             { upstream: persona.provider, model: persona.model },
           ]);
         }
@@ -71,8 +69,8 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
           { upstream: "openai", model: "gpt-4o-mini" },
           { upstream: "claude", model: "claude-haiku" },
         ];
-        expect((await personas.setRoute(first?.id ?? "", route))?.route).toEqual(route);
-        const row = await database
+        expect((await services.personas.setRoute(first?.id ?? "", route))?.route).toEqual(route);
+        const row = await services.database
           .selectFrom("personas")
           .select(["provider", "model", "route"])
           .where("id", "=", first?.id ?? "")

@@ -113,7 +113,8 @@ export class PersonaStore {
       .set({ ...routeColumns(route), updated_at: new Date().toISOString() })
       .where("id", "=", id)
       .execute();
-    return this.find(id);
+    // Read back past the cache, which learns of the change a moment later.
+    return this.load(id);
   }
 
   /** Grants or withdraws /personify access (spec §4.2). */
