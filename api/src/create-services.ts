@@ -1,14 +1,14 @@
 import { AccountStore } from "./accounts/account-store.js";
 import { type BillingOverrides, createBilling } from "./billing/create-billing.js";
 import type { Config } from "./config/config.js";
-import { PersonaEngine, type ProviderRegistry } from "./engine/persona-engine.js";
+import { PersonaEngine } from "./engine/persona-engine.js";
 import { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
+import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { PersonaStore } from "./personas/persona-store.js";
-import { createOfflineProvider } from "./providers/offline/offline-provider.js";
-import { createOpenAiCompatibleProvider } from "./providers/openai-compatible/openai-compatible-provider.js";
+import { createUpstreamProviders } from "./providers/create-upstream-providers.js";
 import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
@@ -27,7 +27,8 @@ export interface ServiceOverrides {
 
 /**
  * Opens the store, applies migrations and builds the providers and stores.
- * The OpenAI-compatible provider exists only when PERSONA_OPENAI_BASE_URL is set.
+ * One provider per configured upstream (`config.upstreams`: the upstream file's, or
+ * `offline` and, with PERSONA_OPENAI_BASE_URL, `openai-compatible`).
  *
  * @throws {StorageStartupError} when the store cannot be served (exit 78)
  */
@@ -63,15 +64,7 @@ export async function createServices(
     await store.close();
     throw error;
   }
-  const providers: ProviderRegistry = { offline: createOfflineProvider() };
-  if (config.PERSONA_OPENAI_BASE_URL !== undefined) {
-    providers["openai-compatible"] = createOpenAiCompatibleProvider({
-      baseUrl: config.PERSONA_OPENAI_BASE_URL,
-      apiKey: config.PERSONA_OPENAI_API_KEY ?? "unused",
-      timeoutMs: config.PERSONA_PROVIDER_TIMEOUT_MS,
-      maxRetries: config.PERSONA_PROVIDER_MAX_RETRIES,
-    });
-  }
+  const providers = createUpstreamProviders(config.upstreams);
   const billing = createBilling(config, store, logger, overrides.billing);
   refundLateSettlement = (input, outcome) => {
     // Its request was answered 503 when the store did not answer in time.
@@ -91,10 +84,10 @@ export async function createServices(
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
-  const engine = new PersonaEngine(
-    instrumentProviders(providers, metrics),
-    config.PERSONA_PROVIDER_TIMEOUT_MS,
-  );
+  const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
+    observer: routeObserverOf(metrics),
+    logger,
+  });
   return {
     config,
     logger,

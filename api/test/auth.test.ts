@@ -102,7 +102,7 @@ describe("authentication (spec §5.1–5.2, §7 row 401)", () => {
     const account = await service.services.accounts.create("Suspended");
     const persona = await service.services.personas.create(account.id, {
       ...service.persona,
-      modelRoute: service.persona.modelRoute,
+      route: service.persona.route,
     });
     const { key } = await service.services.keys.create(account.id, "suspended key");
     await service.services.database

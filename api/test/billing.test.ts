@@ -123,12 +123,26 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         const who = await customer(10_000);
         const routed = await service.services.personas.create(who.accountId, {
           ...readExamplePersona(),
-          modelRoute: { provider: "openai-compatible", model: "fake-model" },
+          route: [{ upstream: "openai-compatible", model: "fake-model" }],
         });
         upstream.behaviour = { kind: "reply", text: "Hello from upstream." };
-        expect((await who.post("/api/v1/generate", hello(routed.id))).status).toBe(200);
+        expect(
+          (
+            await who.post("/api/v1/generate", hello(routed.id), {
+              "x-request-id": "provider-served",
+            })
+          ).status,
+        ).toBe(200);
         // 12 input tokens × 2.00 per million + 5 output tokens × 3.00 per million, in micro-units.
         expect(await ledgerMatches(who.accountId)).toBe(10_000 - (24 + 15));
+        // The usage row names the route target that answered (settled in the ledger's batch).
+        const [served] = await service.services.billing.usage.findByRequestIds(["provider-served"]);
+        expect(served).toMatchObject({
+          status: 200,
+          costMicros: 39,
+          upstream: "openai-compatible",
+          model: "fake-model",
+        });
 
         upstream.behaviour = { kind: "status", status: 500 };
         const failed = await who.post("/api/v1/generate", hello(routed.id), {
@@ -142,7 +156,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         expect((await who.post("/api/v1/generate", hello(randomUUID()))).status).toBe(404);
         expect(await ledgerMatches(who.accountId)).toBe(10_000 - 39);
         const [row] = await service.services.billing.usage.findByRequestIds(["provider-failure"]);
-        expect(row).toMatchObject({ status: 502, costMicros: 0 });
+        expect(row).toMatchObject({ status: 502, costMicros: 0, upstream: null, model: null });
       });
 
       it("answers 429 insufficient balance: JSON on /generate and /personify, RateLimitError on /completions", async () => {

@@ -65,7 +65,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         const customer = await createCustomer(store, {
           balanceMicros: 10_000_000,
           limits: { minute: 10_000, hour: 10_000, day: 10_000 },
-          persona: { modelRoute: { provider: "openai-compatible", model: "fake-model" } },
+          persona: { route: [{ upstream: "openai-compatible", model: "fake-model" }] },
         });
         running = await start();
         const served = new Set<string>();

@@ -54,7 +54,7 @@ beforeAll(async () => {
   routed = await services.personas.create(account.id, {
     ...readExamplePersona(),
     personifyAccess: false,
-    modelRoute: { provider: "openai-compatible", model: "fake-model" },
+    route: [{ upstream: "openai-compatible", model: "fake-model" }],
   });
   key = (await services.keys.create(account.id, "metrics key")).key;
   const limited = await services.keys.create(account.id, "one a minute");

@@ -32,7 +32,7 @@ beforeAll(async () => {
   routed = await service.services.personas.create(service.accountId, {
     ...readExamplePersona(),
     personifyAccess: true,
-    modelRoute: { provider: "openai-compatible", model: "fake-model" },
+    route: [{ upstream: "openai-compatible", model: "fake-model" }],
   });
   const response = await fetch(`${service.url}/api/v1/openapi.json`);
   expect(response.status).toBe(200);

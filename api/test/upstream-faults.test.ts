@@ -41,7 +41,7 @@ beforeAll(async () => {
   persona = await services.personas.create(account.id, {
     ...readExamplePersona(),
     personifyAccess: true,
-    modelRoute: { provider: "openai-compatible", model: "fake-model" },
+    route: [{ upstream: "openai-compatible", model: "fake-model" }],
   });
   key = (await services.keys.create(account.id, "fault key")).key;
 });

@@ -145,6 +145,8 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
           costMicros: PRICE_MICROS,
           paymentMethod: "x402",
           paymentReference: settlement.transaction,
+          upstream: "offline",
+          model: "offline-composer-1",
         });
         expect(await service.services.billing.balances.balanceOf(service.accountId)).toEqual(
           balanceBefore,

@@ -67,7 +67,7 @@ beforeAll(async () => {
     file,
     JSON.stringify({
       ...persona,
-      modelRoute: { provider: "openai-compatible", model: "test-model" },
+      route: [{ upstream: "openai-compatible", model: "test-model" }],
     }),
   );
   brokenPersonaId = api.admin("persona", "create", "--account", api.accountId, "--file", file);

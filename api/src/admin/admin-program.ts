@@ -1,5 +1,11 @@
 import fs from "node:fs";
 import { Command, CommanderError } from "commander";
+import {
+  describeTarget,
+  type ModelRoute,
+  modelRouteSchema,
+  parseRouteTarget,
+} from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
@@ -32,13 +38,54 @@ function readPersonaFile(file: string) {
   return result.data;
 }
 
+/** Collects repeated `--route upstream:model` options in order. */
+function collectRouteTarget(text: string, previous: ModelRoute = []): ModelRoute {
+  try {
+    return [...previous, parseRouteTarget(text)];
+  } catch {
+    throw new CommanderError(
+      1,
+      "persona.route",
+      `--route ${text}: expected upstream:model, e.g. --route openai:gpt-4o-mini`,
+    );
+  }
+}
+
+/**
+ * Refuses an invalid route (empty, too long, a target twice) and one naming
+ * an upstream this environment does not configure (a typo would otherwise
+ * surface as failed requests). Run the CLI with the service's
+ * `PERSONA_UPSTREAMS_FILE` (or `PERSONA_OPENAI_BASE_URL`).
+ */
+function requireConfiguredRoute(services: Services, route: ModelRoute): ModelRoute {
+  const result = modelRouteSchema.safeParse(route);
+  if (!result.success) {
+    throw new CommanderError(
+      1,
+      "persona.route",
+      `route: ${result.error.issues[0]?.message ?? "invalid route"}`,
+    );
+  }
+  const upstreams = services.config.upstreams;
+  for (const target of result.data) {
+    if (!upstreams.has(target.upstream)) {
+      throw new CommanderError(
+        1,
+        "persona.route",
+        `${describeTarget(target)}: no upstream named "${target.upstream}" is configured (configured: ${[...upstreams.keys()].join(", ")}); run persona-admin with the service's PERSONA_UPSTREAMS_FILE`,
+      );
+    }
+  }
+  return result.data;
+}
+
 function describePersona(persona: Persona) {
   return {
     id: persona.id,
     accountId: persona.accountId,
     name: persona.name,
     personifyAccess: persona.personifyAccess,
-    modelRoute: persona.modelRoute,
+    route: persona.route.map(describeTarget),
     selfServePriceMicros: persona.selfServePriceMicros ?? null,
     traits: persona.traits,
   };
@@ -82,25 +129,37 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .action(async () => print(await services.accounts.list()));
 
   const persona = program.command("persona").description("manage personas");
+  const routeHelp =
+    "a model target upstream:model; repeat for fallbacks, tried in order (replaces the file's route)";
   persona
     .command("create")
     .requiredOption("--account <id>", "owning account")
     .requiredOption("--file <path>", "persona file (JSON, see api/personas/example-persona.json)")
+    .option("--route <upstream:model>", routeHelp, collectRouteTarget)
     .description("create a persona from a traits file; prints the persona ID")
-    .action(async (options: { account: string; file: string }) => {
+    .action(async (options: { account: string; file: string; route?: ModelRoute }) => {
       const file = readPersonaFile(options.file);
+      const route = requireConfiguredRoute(services, options.route ?? file.route);
       await requireAccount(services, options.account);
-      print((await services.personas.create(options.account, file)).id);
+      print((await services.personas.create(options.account, { ...file, route })).id);
     });
   persona
     .command("update")
     .argument("<personaId>")
-    .requiredOption("--file <path>", "persona file (JSON)")
-    .description("replace a persona's name, traits, access and model route")
-    .action(async (id: string, options: { file: string }) => {
-      const file = readPersonaFile(options.file);
+    .option("--file <path>", "persona file (JSON): replaces name, traits, access and route")
+    .option("--route <upstream:model>", routeHelp, collectRouteTarget)
+    .description("replace a persona's name, traits, access and model route, or only its route")
+    .action(async (id: string, options: { file?: string; route?: ModelRoute }) => {
+      if (options.file === undefined && options.route === undefined) {
+        throw new CommanderError(1, "persona.update", "give --file, --route, or both");
+      }
+      const file = options.file === undefined ? undefined : readPersonaFile(options.file);
+      const route = requireConfiguredRoute(services, options.route ?? file?.route ?? []);
       await requirePersona(services, id);
-      const updated = await services.personas.update(id, file);
+      const updated =
+        file === undefined
+          ? await services.personas.setRoute(id, route)
+          : await services.personas.update(id, { ...file, route });
       if (updated !== undefined) print(describePersona(updated));
     });
   persona

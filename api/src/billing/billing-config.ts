@@ -2,7 +2,13 @@ import { z } from "zod";
 
 const positiveInteger = z.coerce.number().int().positive();
 
-/** What one model route costs, in micro-units of the account's currency. */
+/**
+ * One entry of the deprecated `PERSONA_MODEL_PRICES` table, in micro-units
+ * of the account's currency. Prices now belong to the upstreams
+ * (`PERSONA_UPSTREAMS_FILE`, providers/upstream-config.ts); without that
+ * file the table is still read, its keys naming the upstreams of the
+ * variables (`offline`, `openai-compatible`).
+ */
 export const routePriceSchema = z.strictObject({
   /** Flat price of every request (the offline engine's whole price). */
   requestMicros: z.number().int().nonnegative().default(0),
@@ -17,35 +23,18 @@ export const routePriceSchema = z.strictObject({
   maxOutputTokens: z.number().int().positive().default(2048),
 });
 
-/** A model route's price (see {@link routePriceSchema}). */
+/** An entry of `PERSONA_MODEL_PRICES` (see {@link routePriceSchema}). */
 export type RoutePrice = z.output<typeof routePriceSchema>;
 
 /**
- * The operator's price table: `provider:model` or `provider:*` to a price.
- * The defaults below apply to routes it does not name.
+ * The deprecated `PERSONA_MODEL_PRICES` table: `upstream:model` or
+ * `upstream:*` to a price (see providers/load-upstreams.ts, which folds it
+ * into the upstreams).
  */
 export const priceTableSchema = z.record(
-  z.string().regex(/^[\w.-]+:.+$/u, 'keys are "provider:model" or "provider:*"'),
+  z.string().regex(/^[\w.-]+:.+$/u, 'keys are "upstream:model" or "upstream:*"'),
   routePriceSchema,
 );
-
-/** Prices used when `PERSONA_MODEL_PRICES` names no matching route. */
-export const DEFAULT_PRICES: Record<string, RoutePrice> = {
-  // The offline engine costs next to nothing to run: a small fixed price.
-  "offline:*": {
-    requestMicros: 100,
-    inputMicrosPerMillionTokens: 0,
-    outputMicrosPerMillionTokens: 0,
-    maxOutputTokens: 2048,
-  },
-  // A placeholder near small hosted models; operators set the real figures.
-  "openai-compatible:*": {
-    requestMicros: 0,
-    inputMicrosPerMillionTokens: 1_000_000,
-    outputMicrosPerMillionTokens: 4_000_000,
-    maxOutputTokens: 2048,
-  },
-};
 
 const jsonText = <T extends z.ZodType>(schema: T) =>
   z.string().transform((text, context) => {
@@ -91,7 +80,11 @@ export const billingConfigShape = {
   PERSONA_RESERVATION_TTL_SECONDS: positiveInteger.max(86_400).default(300),
   /** Seconds between two sweeps of expired reservations. */
   PERSONA_SWEEP_INTERVAL_SECONDS: positiveInteger.max(3600).default(30),
-  /** JSON price table, e.g. `{"openai-compatible:gpt-4o-mini":{"inputMicrosPerMillionTokens":150000}}`. */
+  /**
+   * Deprecated JSON price table, e.g.
+   * `{"openai-compatible:gpt-4o-mini":{"inputMicrosPerMillionTokens":150000}}`; prices
+   * belong to the upstreams of `PERSONA_UPSTREAMS_FILE`, which refuses it.
+   */
   PERSONA_MODEL_PRICES: jsonText(priceTableSchema).optional(),
   /** x402 facilitator that verifies and settles payments. */
   PERSONA_X402_FACILITATOR_URL: z.url().default("https://x402.org/facilitator"),

@@ -64,6 +64,9 @@ export interface UsageRecordsTable {
   payment_method: PaymentMethod;
   /** For x402: the settlement transaction the facilitator reported. */
   payment_reference: string | null;
+  /** The route target that answered a served request (migration 0006); null otherwise. */
+  upstream: string | null;
+  model: string | null;
 }
 
 /**

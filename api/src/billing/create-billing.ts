@@ -110,7 +110,7 @@ export function createBilling(
     usage: new UsageStore(store),
     limits,
     rateLimiter,
-    prices: new PriceList(config.PERSONA_MODEL_PRICES ?? {}),
+    prices: new PriceList(config.upstreams),
     payments,
     releases,
     async startSweeper() {

@@ -19,6 +19,9 @@ export interface UsageInput {
   requestId: string | null;
   paymentMethod: PaymentMethod;
   paymentReference: string | null;
+  /** The route target that answered (served requests); absent or null otherwise. */
+  upstream?: string | null;
+  model?: string | null;
 }
 
 /** The three metered endpoints. */
@@ -68,6 +71,8 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     request_id: usage.requestId,
     payment_method: usage.paymentMethod,
     payment_reference: usage.paymentReference,
+    upstream: usage.upstream ?? null,
+    model: usage.model ?? null,
   };
 }
 
@@ -86,6 +91,8 @@ function fromRow(row: UsageRecordsTable): UsageRecord {
     requestId: row.request_id,
     paymentMethod: row.payment_method,
     paymentReference: row.payment_reference,
+    upstream: row.upstream,
+    model: row.model,
   };
 }
 

@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { billingConfigShape } from "../billing/billing-config.js";
+import { loadUpstreams, upstreamConfigShape } from "../providers/load-upstreams.js";
+import type { Upstreams } from "../providers/upstream-config.js";
+import { ConfigError } from "./config-error.js";
 import { resolveDatabaseUrl } from "./database-url.js";
 import { operationsConfigShape } from "./operations-config.js";
 import { storageConfigShape } from "./storage-config.js";
+
+export { ConfigError };
 
 const port = z.coerce.number().int().min(0).max(65_535);
 
@@ -36,13 +41,16 @@ export const configSchema = z.object({
     .transform((value) => value === "true" || value === "1"),
   /** Where the first run writes the demo SERVICE_* values (mode 0600). */
   PERSONA_ENV_FILE: z.string().min(1).default("./.env"),
-  /** Base URL of the OpenAI-compatible upstream (e.g. http://127.0.0.1:11434/v1 for Ollama). */
+  /**
+   * Base URL of the `openai-compatible` upstream (e.g. http://127.0.0.1:11434/v1 for Ollama)
+   * when no upstream file is given.
+   */
   PERSONA_OPENAI_BASE_URL: z.url().optional(),
   /** API key of the OpenAI-compatible upstream; never logged. */
   PERSONA_OPENAI_API_KEY: z.string().optional(),
-  /** Upstream timeout in milliseconds. */
+  /** Upstream timeout in milliseconds (the default of every upstream). */
   PERSONA_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  /** Upstream retries on connection errors, 429 and 5xx (the SDK's backoff). */
+  /** Upstream retries on connection errors, 429 and 5xx (the default of every upstream). */
   PERSONA_PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
   /**
    * SMTP server for the playground's sign-in mail, e.g. `smtp://user:pass@mail.example.com:587`
@@ -71,26 +79,25 @@ export const configSchema = z.object({
   ...operationsConfigShape,
   /** Storage and Redis deadlines (config/storage-config.ts). */
   ...storageConfigShape,
+  /** The upstream file (providers/load-upstreams.ts). */
+  ...upstreamConfigShape,
 });
 
 /** The validated server configuration. */
 export type Config = z.output<typeof configSchema> & {
   /** The SQLite file resolved to an absolute path (or `:memory:`), or the PostgreSQL URL as given. */
   databasePath: string;
+  /** The model upstreams by name: the upstream file's, or those of the variables. */
+  upstreams: Upstreams;
 };
-
-/** Raised when a configuration variable is missing or malformed; names the variable. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
 
 /**
  * Reads and validates the configuration.
  *
  * @param environment - variables to read, `process.env` by default
- * @throws {ConfigError} naming the first bad variable and why (never its
- *   value, but for a database URL of an unsupported scheme, shown with its
- *   password masked). Nothing is created on disk.
+ * @throws {ConfigError} naming the first bad variable (or field of the upstream file) and
+ *   why (never a secret's value; a database URL of an unsupported scheme is
+ *   shown with its password masked). Nothing is created on disk.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
   const input = { ...environment };
@@ -103,5 +110,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   const database = resolveDatabaseUrl(result.data.PERSONA_DATABASE_URL);
   if (!database.ok) throw new ConfigError(`PERSONA_DATABASE_URL: ${database.problem}`);
-  return { ...result.data, databasePath: database.location };
+  return {
+    ...result.data,
+    databasePath: database.location,
+    upstreams: loadUpstreams(result.data, environment),
+  };
 }

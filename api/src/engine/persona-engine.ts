@@ -1,24 +1,32 @@
 import type { Message } from "@persona-reply/shared";
 import { ServiceError } from "../http/service-error.js";
+import type { Logger } from "../logging/logger.js";
+import type { RouteTarget } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import {
   type ModelProvider,
   ProviderError,
   type ProviderMessage,
-  type ProviderRequest,
+  type ProviderResult,
   type ProviderUsage,
 } from "../providers/model-provider.js";
+import type { Upstreams } from "../providers/upstream-config.js";
 import { mapHistory } from "./history.js";
+import { ModelRouter, type RoutedRequest, RouteError, type RouteObserver } from "./model-router.js";
 import { normalizeOutput } from "./normalize.js";
 import { compilePersonifyInstruction, compileSystemPrompt } from "./system-prompt.js";
 
 /** Candidates drawn when a client asks for variations (spec §4.1 includeVariations). */
 export const VARIATION_COUNT = 3;
 
-/** Normalized candidate texts of one engine call, with the provider's token usage. */
+/**
+ * Normalized candidate texts of one engine call, the provider's token usage,
+ * and the route target that answered (whose price billing applies).
+ */
 export interface EngineOutput {
   texts: string[];
   usage: ProviderUsage;
+  target: RouteTarget;
 }
 
 /** What the engine is asked to do for a persona. */
@@ -28,45 +36,61 @@ export type EngineTask =
 
 /** A model call built and ready to run (see {@link PersonaEngine.prepare}). */
 export interface PreparedCall {
-  /** The prompt as the provider gets it. */
+  /** The prompt as the provider gets it (every target of the route gets the same). */
   readonly messages: readonly ProviderMessage[];
   /** Independent candidates it draws. */
   readonly candidates: number;
-  /** Runs the call; `signal` aborts it when the client goes away. */
+  /** Runs the call along the persona's route; `signal` aborts it when the client goes away. */
   run(signal?: AbortSignal): Promise<EngineOutput>;
 }
 
-/** Providers by name, as configured at start-up. */
-export type ProviderRegistry = Partial<Record<Persona["modelRoute"]["provider"], ModelProvider>>;
+/** Providers by upstream name, as built at start-up (providers/create-upstream-providers.ts). */
+export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
+
+/** Optional parts of the engine: metrics of the route walk and its log lines. */
+export interface PersonaEngineOptions {
+  observer?: RouteObserver;
+  logger?: Logger;
+}
 
 /**
- * Turns personas and histories into normalized texts through the persona's
- * model provider (DESIGN.md "Persona engine"). Upstream failures become
- * {@link ServiceError}s `upstream_error` (502) or `upstream_timeout` (504).
+ * Turns personas and histories into normalized texts along the persona's
+ * model route (DESIGN.md "Persona engine", "Model providers"): targets are
+ * tried in order with fallback and cooldowns ({@link ModelRouter}). Knows
+ * nothing of money. Failures become {@link ServiceError}s `upstream_error`
+ * (502), `upstream_timeout` (504, every target timed out), or
+ * `internal_error` when no upstream of the route is configured.
  */
 export class PersonaEngine {
+  private readonly router: ModelRouter;
+
   constructor(
-    private readonly providers: ProviderRegistry,
-    private readonly timeoutMs: number,
-  ) {}
+    upstreams: Upstreams,
+    providers: ProviderRegistry,
+    options: PersonaEngineOptions = {},
+  ) {
+    this.router = new ModelRouter(upstreams, providers, options);
+  }
 
   /**
    * Builds a model call without running it: the prompt is made once, for
-   * both the reservation (its size bounds the cost of token-priced routes)
+   * both the reservation (its size bounds the cost of token-priced targets)
    * and the call.
    *
    * @param task - `reply` to a history with 1–5 independent candidates, or
    *   `personify` a source text (spec §4.2: the text is data, never instructions)
    */
   prepare(persona: Persona, task: EngineTask): PreparedCall {
-    const request: Omit<ProviderRequest, "persona" | "signal"> =
+    const request: RoutedRequest =
       task.task === "reply"
         ? {
+            persona,
             task: "reply",
             messages: mapHistory(persona, task.messages),
             candidates: task.candidates,
           }
         : {
+            persona,
             task: "personify",
             messages: [
               { role: "system", content: compileSystemPrompt(persona) },
@@ -78,7 +102,7 @@ export class PersonaEngine {
     return {
       messages: request.messages,
       candidates: request.candidates,
-      run: (signal) => this.run(persona, { ...request, signal }),
+      run: (signal) => this.run(persona, request, signal),
     };
   }
 
@@ -104,71 +128,35 @@ export class PersonaEngine {
 
   private async run(
     persona: Persona,
-    request: Omit<ProviderRequest, "persona" | "signal"> & { signal: AbortSignal | undefined },
+    request: RoutedRequest,
+    signal: AbortSignal | undefined,
   ): Promise<EngineOutput> {
-    const provider = this.providers[persona.modelRoute.provider];
-    if (provider === undefined) {
-      throw new ServiceError(
-        "internal_error",
-        "the persona's model provider is not configured on this server",
-      );
-    }
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal =
-      request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
-    try {
-      const result = await untilAborted(provider.complete({ ...request, persona, signal }), signal);
+    const accept = (result: ProviderResult) => {
       const texts = result.texts.map((text) => normalizeOutput(text, persona.name));
       if (texts.length === 0 || texts.some((text) => text === "")) {
         throw new ProviderError("upstream", "the model returned an empty completion");
       }
       return { texts, usage: result.usage ?? { inputTokens: 0, outputTokens: 0 } };
+    };
+    try {
+      const answer = await this.router.run(persona.route, request, accept, signal);
+      return { ...answer.value, target: answer.target };
     } catch (error) {
-      if (error instanceof ServiceError) throw error;
-      if (timeout.aborted || (error instanceof ProviderError && error.kind === "timeout")) {
-        throw new ServiceError(
-          "upstream_timeout",
-          `the model provider did not answer within ${this.timeoutMs} ms`,
-          { cause: error },
-        );
+      if (error instanceof RouteError) {
+        const code =
+          error.kind === "timeout"
+            ? "upstream_timeout"
+            : error.kind === "unconfigured"
+              ? "internal_error"
+              : "upstream_error";
+        throw new ServiceError(code, error.message, { cause: error });
       }
-      const detail = error instanceof ProviderError ? `: ${error.message}` : "";
-      throw new ServiceError("upstream_error", `the model provider failed${detail}`, {
+      // The client went away: nobody reads this answer.
+      throw new ServiceError("upstream_error", "the model provider call was abandoned", {
         cause: error,
       });
     }
   }
-}
-
-/**
- * Settles with `work`, or rejects as soon as `signal` aborts — whichever
- * comes first — so the deadline holds even while a provider waits on
- * something that ignores the signal (the openai SDK sleeps before a retry,
- * for as long as a `Retry-After` asks, without watching the signal). The
- * abandoned work's late failure is swallowed.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

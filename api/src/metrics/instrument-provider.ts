@@ -3,7 +3,7 @@ import { type ModelProvider, ProviderError } from "../providers/model-provider.j
 import type { Metrics, ProviderOutcome } from "./metrics.js";
 
 function failureKind(error: unknown, signal: AbortSignal): ProviderOutcome {
-  if (error instanceof ProviderError && error.kind === "timeout") return "timeout";
+  if (error instanceof ProviderError && error.kind !== "upstream") return error.kind;
   if (signal.aborted) {
     // The engine's deadline aborts with a TimeoutError; a client that left, with an AbortError.
     const reason: unknown = signal.reason;
@@ -45,11 +45,9 @@ export function instrumentProviders(
   providers: ProviderRegistry,
   metrics: Metrics,
 ): ProviderRegistry {
-  const instrumented: ProviderRegistry = {};
-  for (const [name, provider] of Object.entries(providers) as Array<
-    [keyof ProviderRegistry, ModelProvider | undefined]
-  >) {
-    if (provider !== undefined) instrumented[name] = instrumentProvider(provider, metrics);
+  const instrumented = new Map<string, ModelProvider>();
+  for (const [name, provider] of providers) {
+    instrumented.set(name, instrumentProvider(provider, metrics));
   }
   return instrumented;
 }

@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** Outcome of one provider call, as the `outcome` label of the provider metrics. */
-export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "empty";
+export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "request" | "empty";
 
 /**
  * The service's Prometheus metrics (prom-client), one registry per service
@@ -14,6 +14,9 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "empty
  * | `persona_http_requests_in_flight` | gauge | — |
  * | `persona_provider_request_duration_seconds` | histogram | `provider`, `outcome` |
  * | `persona_provider_errors_total` | counter | `provider`, `kind` |
+ * | `persona_upstream_attempts_total` | counter | `upstream`, `outcome` |
+ * | `persona_upstream_fallbacks_total` | counter | `upstream`, `reason` |
+ * | `persona_upstream_cooldowns_total` | counter | `upstream` |
  * | `persona_rate_limit_rejections_total` | counter | `route` |
  * | `persona_balance_rejections_total` | counter | `route` |
  * | `persona_charges_total` | counter | `endpoint`, `payment_method` |
@@ -22,7 +25,8 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "empty
  * plus prom-client's default process and Node.js metrics (`process_*`,
  * `nodejs_*`). `route` is the route's path template (e.g.
  * `/api/v1/generate`, `/keys/:id/revoke`) or `unmatched`, so label values
- * stay bounded whatever paths clients send.
+ * stay bounded whatever paths clients send; `provider` and `upstream` are
+ * upstream names of the operator configuration.
  */
 export interface Metrics {
   registry: Registry;
@@ -31,6 +35,12 @@ export interface Metrics {
   httpInFlight: Gauge;
   providerDuration: Histogram<"provider" | "outcome">;
   providerErrors: Counter<"provider" | "kind">;
+  /** Attempts on route targets by upstream and outcome (`ok`, `timeout`, `upstream`, `request`, `aborted`). */
+  upstreamAttempts: Counter<"upstream" | "outcome">;
+  /** Moves from a target of this upstream to the next target, by `reason` (`failure`, `cooldown`). */
+  upstreamFallbacks: Counter<"upstream" | "reason">;
+  /** Cooldowns started by targets of this upstream. */
+  upstreamCooldowns: Counter<"upstream">;
   rateLimitRejections: Counter<"route">;
   balanceRejections: Counter<"route">;
   charges: Counter<"endpoint" | "payment_method">;
@@ -88,6 +98,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "persona_provider_errors_total",
       help: "Failed model provider calls by provider and kind (timeout, aborted, upstream, empty).",
       labelNames: ["provider", "kind"] as const,
+      registers,
+    }),
+    upstreamAttempts: new Counter({
+      name: "persona_upstream_attempts_total",
+      help: "Attempts on model route targets, by upstream and outcome (ok, timeout, upstream, request, aborted).",
+      labelNames: ["upstream", "outcome"] as const,
+      registers,
+    }),
+    upstreamFallbacks: new Counter({
+      name: "persona_upstream_fallbacks_total",
+      help: "Requests moved on from a target of this upstream to the next target of the route, by reason (failure, cooldown).",
+      labelNames: ["upstream", "reason"] as const,
+      registers,
+    }),
+    upstreamCooldowns: new Counter({
+      name: "persona_upstream_cooldowns_total",
+      help: "Cooldowns started by route targets of this upstream after consecutive failures.",
+      labelNames: ["upstream"] as const,
       registers,
     }),
     rateLimitRejections: new Counter({

@@ -3,8 +3,27 @@ import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
 import type { PersonasTable } from "../storage/schema.js";
+import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona } from "./persona.js";
 import { type PersonaFile, personaTraitsSchema } from "./persona-traits.js";
+
+/**
+ * The route columns of a write: the whole route as JSON, and its first
+ * target in the older `provider` and `model` columns (still NOT NULL).
+ */
+function routeColumns(route: ModelRoute) {
+  const targets = modelRouteSchema.parse(route);
+  const first = targets[0];
+  if (first === undefined) throw new RangeError("a route lists at least one target");
+  return { route: JSON.stringify(targets), provider: first.upstream, model: first.model };
+}
+
+/** A row's route: its JSON, or for rows written before routes, `provider:model` alone. */
+function routeOf(row: PersonasTable): ModelRoute {
+  return row.route === null
+    ? routeOfProvider(row.provider, row.model)
+    : modelRouteSchema.parse(JSON.parse(row.route));
+}
 
 function toPersona(row: PersonasTable): Persona {
   const persona: Persona = {
@@ -13,10 +32,7 @@ function toPersona(row: PersonasTable): Persona {
     name: row.name,
     traits: personaTraitsSchema.parse(JSON.parse(row.traits)),
     personifyAccess: row.personify_access === 1,
-    modelRoute: {
-      provider: row.provider === "openai-compatible" ? "openai-compatible" : "offline",
-      model: row.model,
-    },
+    route: routeOf(row),
   };
   if (row.self_serve_price_micros !== null) {
     persona.selfServePriceMicros = Number(row.self_serve_price_micros);
@@ -55,8 +71,7 @@ export class PersonaStore {
         name: file.name,
         traits: JSON.stringify(file.traits),
         personify_access: file.personifyAccess ? 1 : 0,
-        provider: file.modelRoute.provider,
-        model: file.modelRoute.model,
+        ...routeColumns(file.route),
         created_at: now,
         updated_at: now,
       })
@@ -78,13 +93,28 @@ export class PersonaStore {
         name: file.name,
         traits: JSON.stringify(file.traits),
         personify_access: file.personifyAccess ? 1 : 0,
-        provider: file.modelRoute.provider,
-        model: file.modelRoute.model,
+        ...routeColumns(file.route),
         updated_at: new Date().toISOString(),
       })
       .where("id", "=", id)
       .execute();
     return this.find(id);
+  }
+
+  /**
+   * Replaces a persona's model route (`persona-admin persona update --route`).
+   *
+   * @returns the updated persona, or undefined when no persona has this ID
+   * @throws {z.ZodError} for an empty, overlong or repeating route
+   */
+  async setRoute(id: string, route: ModelRoute): Promise<Persona | undefined> {
+    await this.database
+      .updateTable("personas")
+      .set({ ...routeColumns(route), updated_at: new Date().toISOString() })
+      .where("id", "=", id)
+      .execute();
+    // Read back past the cache, which learns of the change a moment later.
+    return this.load(id);
   }
 
   /** Grants or withdraws /personify access (spec §4.2). */

@@ -1,4 +1,10 @@
 import { z } from "zod";
+import {
+  DEFAULT_ROUTE,
+  modelRouteSchema,
+  routeOfProvider,
+  upstreamNameSchema,
+} from "./model-route.js";
 
 /**
  * Personality traits designed at onboarding (spec §2 Persona: extraversion,
@@ -48,34 +54,51 @@ export const personaTraitsSchema = z.object({
 /** A persona's traits after validation (defaults filled in). */
 export type PersonaTraits = z.output<typeof personaTraitsSchema>;
 
-/** Providers a persona's model route can name. */
-export const providerNameSchema = z.enum(["offline", "openai-compatible"]);
-
-/** The name of a model provider. */
-export type ProviderName = z.infer<typeof providerNameSchema>;
-
 /**
- * The model route chosen by the operator at onboarding (spec §1.5: the
- * customer never chooses a model).
+ * The first format's single-target route (`provider` + `model`), still read
+ * from persona files: the provider names `offline` and `openai-compatible`
+ * are now the default upstreams of the same names.
+ *
+ * @deprecated write `route` (a list of `upstream:model` targets) instead
  */
-export const modelRouteSchema = z.object({
-  provider: providerNameSchema.default("offline"),
+export const legacyModelRouteSchema = z.strictObject({
+  provider: upstreamNameSchema.default("offline"),
   model: z.string().min(1).max(200).default("offline-composer-1"),
 });
 
-/** A persona's model route. */
-export type ModelRoute = z.output<typeof modelRouteSchema>;
-
 /**
  * A persona file as the operator writes it for `persona-admin persona create`
- * (JSON). See `api/personas/example-persona.json`.
+ * (JSON). See `api/personas/example-persona.json`. `route` lists the model
+ * targets in the order they are tried (objects `{ upstream, model }` or
+ * texts `upstream:model`); a file of the first format with a single
+ * `modelRoute: { provider, model }` is read as the one-target route
+ * `provider:model`; a file with neither routes to the offline engine.
  */
-export const personaFileSchema = z.object({
-  name: z.string().min(1).max(100),
-  traits: personaTraitsSchema,
-  personifyAccess: z.boolean().default(false),
-  modelRoute: modelRouteSchema.prefault({}),
-});
+export const personaFileSchema = z
+  .object({
+    name: z.string().min(1).max(100),
+    traits: personaTraitsSchema,
+    personifyAccess: z.boolean().default(false),
+    route: modelRouteSchema.optional(),
+    modelRoute: legacyModelRouteSchema.optional(),
+  })
+  .superRefine((file, context) => {
+    if (file.route !== undefined && file.modelRoute !== undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["modelRoute"],
+        message: "give either route or the older modelRoute, not both",
+      });
+    }
+  })
+  .transform(({ route, modelRoute, ...file }) => ({
+    ...file,
+    route:
+      route ??
+      (modelRoute === undefined
+        ? [...DEFAULT_ROUTE]
+        : routeOfProvider(modelRoute.provider, modelRoute.model)),
+  }));
 
-/** A parsed persona file. */
+/** A parsed persona file: its route always holds at least one target. */
 export type PersonaFile = z.output<typeof personaFileSchema>;

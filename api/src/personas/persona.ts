@@ -1,4 +1,5 @@
-import type { ModelRoute, PersonaTraits } from "./persona-traits.js";
+import type { ModelRoute } from "./model-route.js";
+import type { PersonaTraits } from "./persona-traits.js";
 
 /** A persona as the service uses it: identity, owner, traits, access and route. */
 export interface Persona {
@@ -11,7 +12,11 @@ export interface Persona {
   traits: PersonaTraits;
   /** Whether the persona may be used on /personify (spec §4.2). */
   personifyAccess: boolean;
-  modelRoute: ModelRoute;
+  /**
+   * The model targets in the order they are tried (upstream names of the
+   * operator configuration); never empty.
+   */
+  route: ModelRoute;
   /**
    * Price per request in micro-units of USD when the operator made the
    * persona self-serve (spec §5.6: requests without a key get a 402 x402

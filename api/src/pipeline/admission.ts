@@ -71,7 +71,7 @@ export async function admit(
   const { billing, metrics } = context;
   const now = Date.now();
   const amount = billing.prices.reservationMicros(
-    persona.modelRoute,
+    persona.route,
     () => call.messages,
     call.candidates,
   );

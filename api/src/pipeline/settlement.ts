@@ -44,13 +44,15 @@ function usageOf(
     requestId: context.requestId,
     paymentMethod: payer.kind === "x402" ? "x402" : "balance",
     paymentReference: null,
+    upstream: output?.target.upstream ?? null,
+    model: output?.target.model ?? null,
   };
 }
 
 /**
  * The settle stage (issue "No overspend under concurrency"; issue 14): a
  * served request is charged its real cost — provider-reported tokens × the
- * route's price, never more than was held — in one transaction with its
+ * answering target's price, never more than was held — in one transaction with its
  * usage row and `charge` entry, group-committed with its neighbours and on
  * disk before the response is written; an x402 request's payment is
  * settled with the facilitator (`PAYMENT-RESPONSE`) and its usage row
@@ -97,7 +99,7 @@ export async function settle(
   }
   const reservation = admission.reservation;
   if (reservation === undefined) throw new Error("a balance request reached settlement unreserved");
-  const cost = billing.prices.costMicros(persona.modelRoute, output.usage);
+  const cost = billing.prices.costMicros(output.target, output.usage);
   const settledUsage = usageRow(
     randomUUID(),
     new Date().toISOString(),

@@ -37,8 +37,12 @@ export interface PersonasTable {
   /** The persona traits as JSON text (validated by personaTraitsSchema on read). */
   traits: string;
   personify_access: number;
+  /** The first target's upstream (the whole route before migration 0006). */
   provider: string;
+  /** The first target's model. */
   model: string;
+  /** The ordered route targets as JSON (personas/model-route.ts); null: `provider:model` alone. */
+  route: string | null;
   created_at: string;
   updated_at: string;
   /** Price per request in micro-units when the persona is self-serve (x402), else null. */

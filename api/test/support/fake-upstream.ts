@@ -1,5 +1,4 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLoopbackServer } from "./loopback-server.js";
 
 /** What the fake upstream does with the next chat completion request. */
 export type UpstreamBehaviour =
@@ -32,7 +31,6 @@ export interface FakeUpstream {
 
 /** Starts a fake chat completions server on 127.0.0.1 with a random port. */
 export async function startFakeUpstream(): Promise<FakeUpstream> {
-  const hanging = new Set<http.ServerResponse>();
   const upstream: FakeUpstream = {
     baseUrl: "",
     requests: [],
@@ -41,93 +39,78 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     abandoned: 0,
     close: async () => {},
   };
-  const server = http.createServer((request, response) => {
-    let raw = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      raw += chunk;
-    });
-    request.on("end", () => {
-      upstream.requests.push(JSON.parse(raw));
-      upstream.authorizations.push(request.headers.authorization ?? "");
-      const behaviour = upstream.behaviour;
-      if (behaviour.kind === "hang") {
-        hanging.add(response);
-        response.once("close", () => {
-          if (!response.writableFinished) upstream.abandoned += 1;
-        });
-        return;
-      }
-      if (behaviour.kind === "reset") {
-        request.socket.resetAndDestroy();
-        return;
-      }
-      if (behaviour.kind === "malformed") {
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end('{"id":"chatcmpl-fake","choices":[{"message":{"content":"cut sh');
-        return;
-      }
-      if (behaviour.kind === "empty") {
-        const message =
-          behaviour.shape === "null-content"
-            ? { role: "assistant", content: null }
-            : { role: "assistant", content: "  " };
-        const choices =
-          behaviour.shape === "no-choices" ? [] : [{ index: 0, message, finish_reason: "stop" }];
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            id: "chatcmpl-fake",
-            object: "chat.completion",
-            created: 0,
-            model: "fake-model",
-            choices,
-          }),
-        );
-        return;
-      }
-      if (behaviour.kind === "status") {
-        response.writeHead(behaviour.status, {
-          "content-type": "application/json",
-          ...behaviour.headers,
-        });
-        response.end(
-          JSON.stringify({ error: { message: "upstream says no", type: "server_error" } }),
-        );
-        return;
-      }
-      const answer = () => {
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            id: "chatcmpl-fake",
-            object: "chat.completion",
-            created: Math.floor(Date.now() / 1000),
-            model: "fake-model",
-            choices: [
-              {
-                index: 0,
-                message: { role: "assistant", content: behaviour.text },
-                finish_reason: "stop",
-              },
-            ],
-            usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-          }),
-        );
-      };
-      // A slow upstream keeps requests in flight (crash tests).
-      if (behaviour.delayMs === undefined) answer();
-      else setTimeout(answer, behaviour.delayMs);
-    });
+  const server = await startLoopbackServer((request, raw, response) => {
+    upstream.requests.push(JSON.parse(raw));
+    upstream.authorizations.push(request.headers.authorization ?? "");
+    const behaviour = upstream.behaviour;
+    if (behaviour.kind === "hang") {
+      response.once("close", () => {
+        if (!response.writableFinished) upstream.abandoned += 1;
+      });
+      return;
+    }
+    if (behaviour.kind === "reset") {
+      request.socket.resetAndDestroy();
+      return;
+    }
+    if (behaviour.kind === "malformed") {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"id":"chatcmpl-fake","choices":[{"message":{"content":"cut sh');
+      return;
+    }
+    if (behaviour.kind === "empty") {
+      const message =
+        behaviour.shape === "null-content"
+          ? { role: "assistant", content: null }
+          : { role: "assistant", content: "  " };
+      const choices =
+        behaviour.shape === "no-choices" ? [] : [{ index: 0, message, finish_reason: "stop" }];
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: 0,
+          model: "fake-model",
+          choices,
+        }),
+      );
+      return;
+    }
+    if (behaviour.kind === "status") {
+      response.writeHead(behaviour.status, {
+        "content-type": "application/json",
+        ...behaviour.headers,
+      });
+      response.end(
+        JSON.stringify({ error: { message: "upstream says no", type: "server_error" } }),
+      );
+      return;
+    }
+    const answer = () => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: "fake-model",
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: behaviour.text },
+              finish_reason: "stop",
+            },
+          ],
+          usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+        }),
+      );
+    };
+    // A slow upstream keeps requests in flight (crash tests).
+    if (behaviour.delayMs === undefined) answer();
+    else setTimeout(answer, behaviour.delayMs);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  upstream.baseUrl = `http://127.0.0.1:${port}/v1`;
-  upstream.close = () =>
-    new Promise((resolve) => {
-      for (const response of hanging) response.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  upstream.baseUrl = `${server.origin}/v1`;
+  upstream.close = server.close;
   return upstream;
 }

@@ -255,7 +255,7 @@ export function defineToolSuite(transportName: string, connect: Connector): void
       const file = path.join(suite.api.directory, `upstream-persona-${transportName}.json`);
       fs.writeFileSync(
         file,
-        JSON.stringify({ ...persona, modelRoute: { provider: "openai-compatible", model: "m" } }),
+        JSON.stringify({ ...persona, route: [{ upstream: "openai-compatible", model: "m" }] }),
       );
       const personaId = suite.api.admin(
         "persona",

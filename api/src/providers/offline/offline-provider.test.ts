@@ -16,7 +16,7 @@ function makePersona(id = "7d3f1c8e-0000-4000-8000-000000000001"): Persona {
       signaturePhrases: ["Bon voyage"],
     }),
     personifyAccess: true,
-    modelRoute: { provider: "offline", model: "offline-composer-1" },
+    route: [{ upstream: "offline", model: "offline-composer-1" }],
   };
 }
 
@@ -29,6 +29,8 @@ function makeRequest(overrides: Partial<ProviderRequest> = {}): ProviderRequest 
   ];
   return {
     persona: makePersona(),
+    model: "offline-composer-1",
+    maxOutputTokens: 2048,
     task: "reply",
     messages,
     candidates: 1,

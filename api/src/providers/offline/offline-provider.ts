@@ -26,15 +26,16 @@ const CHARACTERS_PER_TOKEN = 4;
  * one token per four UTF-16 characters, rounded up, of all message contents
  * (input) and of the texts (output).
  *
- * @returns a provider named `"offline"`
+ * @param name - the upstream's name in the operator configuration (default `offline`)
+ * @returns a provider with that name
  * @throws from `complete`, the signal's abort reason when `request.signal` is already aborted
  * @example
  * const provider = createOfflineProvider();
  * const { texts } = await provider.complete({ persona, task: "reply", messages, candidates: 2, signal });
  */
-export function createOfflineProvider(): ModelProvider {
+export function createOfflineProvider(name = "offline"): ModelProvider {
   return {
-    name: "offline",
+    name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
       // The work is synchronous and fast, so only an abort before it starts can matter.
       request.signal.throwIfAborted();

@@ -4,50 +4,21 @@ import {
   ProviderError,
   type ProviderRequest,
   type ProviderResult,
+  type UpstreamConnection,
 } from "../model-provider.js";
-
-/** Settings of the OpenAI-compatible upstream (server configuration, never the customer's). */
-export interface OpenAiCompatibleOptions {
-  /** e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1` (Ollama). */
-  baseUrl: string;
-  /** Upstream key; local servers accept any non-empty value. */
-  apiKey: string;
-  /** Per-attempt timeout in milliseconds. */
-  timeoutMs: number;
-  /** SDK retries on connection errors, 408/409/429/5xx. */
-  maxRetries: number;
-}
-
-function describeUpstreamError(error: unknown): ProviderError {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError("timeout", "the upstream timed out", { cause: error });
-  }
-  if (error instanceof OpenAI.APIError && error.status === 429) {
-    // Only a number of seconds is repeated: the header's text comes from the upstream.
-    const retryAfter = error.headers?.get("retry-after") ?? "";
-    const hint = /^\d{1,6}$/u.test(retryAfter) ? `; it asks to retry after ${retryAfter} s` : "";
-    return new ProviderError("upstream", `the upstream is rate limited (429${hint})`, {
-      cause: error,
-    });
-  }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    return new ProviderError("upstream", `upstream answered ${error.status}`, { cause: error });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new ProviderError("upstream", "could not reach the upstream", { cause: error });
-  }
-  return new ProviderError("upstream", "the upstream answer could not be read", { cause: error });
-}
+import { callPerCandidate } from "../parallel-candidates.js";
+import { providerErrorFromSdk } from "../upstream-failure.js";
 
 /**
  * A provider for any server speaking the chat completions protocol (hosted
  * APIs, Ollama, vLLM, llama.cpp's server) through the official `openai` SDK.
- * Each candidate is its own call, made in parallel, because many compatible
- * servers ignore `n`.
+ * Each candidate is its own call, made in parallel ({@link callPerCandidate}),
+ * because many compatible servers ignore `n`.
  *
- * @throws {ProviderError} `timeout` or `upstream` on any upstream failure
+ * @throws {ProviderError} `timeout`, `upstream` or `request` on any upstream failure
+ *   (see upstream-failure.ts)
  */
-export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions): ModelProvider {
+export function createOpenAiCompatibleProvider(options: UpstreamConnection): ModelProvider {
   const client = new OpenAI({
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
@@ -55,20 +26,15 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
     maxRetries: options.maxRetries,
   });
   return {
-    name: "openai-compatible",
+    name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
-      // When one candidate fails the request fails: the other calls are stopped with it.
-      const siblings = new AbortController();
-      const signal = AbortSignal.any([request.signal, siblings.signal]);
-      const calls = Array.from({ length: request.candidates }, () =>
-        client.chat.completions.create(
-          { model: request.persona.modelRoute.model, messages: request.messages },
-          { signal },
-        ),
-      );
-      for (const call of calls) call.catch(() => siblings.abort());
       try {
-        const completions = await Promise.all(calls);
+        const completions = await callPerCandidate(request.candidates, request.signal, (signal) =>
+          client.chat.completions.create(
+            { model: request.model, messages: request.messages },
+            { signal },
+          ),
+        );
         const texts = completions.map((completion) => {
           const content = completion.choices[0]?.message?.content;
           if (typeof content !== "string") {
@@ -87,7 +53,7 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
           },
         };
       } catch (error) {
-        throw error instanceof ProviderError ? error : describeUpstreamError(error);
+        throw providerErrorFromSdk(error, OpenAI);
       }
     },
   };

@@ -14,6 +14,12 @@ import type {
 import type { StoreHealth } from "../store-health.js";
 import { queryWithin } from "./postgres-pool.js";
 
+/**
+ * The usage row's columns that every write fills. The route target that
+ * answered (`upstream`, `model`, migration 0006) is written by the
+ * statements that write served rows (settle, record); refusals and
+ * failures leave it null.
+ */
 const USAGE_COLUMNS =
   "id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens, cost_micros, request_id, payment_method, payment_reference";
 
@@ -119,9 +125,10 @@ select (select admitted from admitted) as admitted,
  */
 const SETTLE_BATCH_SQL = `with input as (
   select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::int[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[])
+    $8::text[], $9::text[], $10::text[], $11::int[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[],
+    $17::text[], $18::text[])
   as t(reservation_id, account_id, held, cost, entry_id, usage_id, created_at, api_key_id, persona_id, endpoint,
-    status, input_tokens, output_tokens, request_id, payment_method, payment_reference)
+    status, input_tokens, output_tokens, request_id, payment_method, payment_reference, upstream, model)
 ), released as (
   delete from balance_reservations r using input i where r.id = i.reservation_id returning r.id
 ), charged as (
@@ -136,9 +143,9 @@ const SETTLE_BATCH_SQL = `with input as (
   from totals t where a.id = t.account_id and (t.charge > 0 or t.held > 0)
   returning a.id
 ), usage_rows as (
-  insert into usage_records (${USAGE_COLUMNS})
+  insert into usage_records (${USAGE_COLUMNS}, upstream, model)
   select usage_id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens,
-    charge, request_id, payment_method, payment_reference from charged
+    charge, request_id, payment_method, payment_reference, upstream, model from charged
   returning id
 ), entries as (
   insert into balance_entries (id, account_id, kind, amount_micros, usage_id, note, created_at)
@@ -173,7 +180,8 @@ const RELEASE_SQL = `with removed as (
 )
 select exists (select 1 from removed) as released, (select count(*) from updated) + (select count(*) from usage_row) as written`;
 
-const RECORD_SQL = `insert into usage_records (${USAGE_COLUMNS}) values (${usagePlaceholders(1)})`;
+/** A usage row by itself, with the route target that answered (x402 rows; null on failures). */
+const RECORD_SQL = `insert into usage_records (${USAGE_COLUMNS}, upstream, model) values (${usagePlaceholders(1)}, $14::text, $15::text)`;
 
 type CounterRow = Record<
   "minute_start" | "minute_count" | "hour_start" | "hour_count" | "day_start" | "day_count",
@@ -296,6 +304,8 @@ export class PostgresLedger implements Ledger {
       column((input) => input.usage.request_id),
       column((input) => input.usage.payment_method),
       column((input) => input.usage.payment_reference),
+      column((input) => input.usage.upstream),
+      column((input) => input.usage.model),
     ];
     let rows: Array<{ usage_id: string; was_held: boolean; charge: number | string }> = [];
     for (let attempt = 0; ; attempt += 1) {
@@ -356,7 +366,7 @@ export class PostgresLedger implements Ledger {
       queryWithin(this.pool, deadline, {
         name: "persona_record_usage",
         text: RECORD_SQL,
-        values: usageValues(usage),
+        values: [...usageValues(usage), usage.upstream, usage.model],
       }),
     );
   }

@@ -58,6 +58,9 @@ const USAGE_COLUMNS = [
   "request_id",
   "payment_method",
   "payment_reference",
+  // The route target that answered (migration 0006); null on refusals and failures.
+  "upstream",
+  "model",
 ] as const;
 
 const INSERT_USAGE_SQL = `insert into usage_records (${USAGE_COLUMNS.join(", ")}) values (${USAGE_COLUMNS.map(() => "?").join(", ")})`;
