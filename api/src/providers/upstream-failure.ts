@@ -32,6 +32,30 @@ export function failureKindOfStatus(status: number): ProviderFailureKind {
 }
 
 /**
+ * A {@link ProviderError} for an upstream's non-2xx status: the status, with
+ * a numeric `Retry-After` of a 429 (only a number is repeated — the header's
+ * text comes from the upstream), 529 named as overload.
+ *
+ * @param retryAfter - the answer's `Retry-After` header, if any
+ */
+export function providerErrorFromStatus(
+  status: number,
+  retryAfter: string | null,
+  cause?: unknown,
+): ProviderError {
+  if (status === 429) {
+    const hint = /^\d{1,6}$/u.test(retryAfter ?? "")
+      ? `; it asks to retry after ${retryAfter} s`
+      : "";
+    return new ProviderError("upstream", `the upstream is rate limited (429${hint})`, { cause });
+  }
+  if (status === 529) {
+    return new ProviderError("upstream", "the upstream is overloaded (529)", { cause });
+  }
+  return new ProviderError(failureKindOfStatus(status), `upstream answered ${status}`, { cause });
+}
+
+/**
  * Turns anything an official SDK threw into a {@link ProviderError} whose
  * message says what happened without repeating the upstream's own text (it
  * may echo the prompt or a key): `timeout` for a connection timeout; the
@@ -45,21 +69,7 @@ export function providerErrorFromSdk(error: unknown, classes: SdkErrorClasses): 
     return new ProviderError("timeout", "the upstream timed out", { cause: error });
   }
   if (error instanceof classes.APIError && error.status !== undefined) {
-    const status = error.status;
-    if (status === 429) {
-      // Only a number of seconds is repeated: the header's text comes from the upstream.
-      const retryAfter = error.headers?.get("retry-after") ?? "";
-      const hint = /^\d{1,6}$/u.test(retryAfter) ? `; it asks to retry after ${retryAfter} s` : "";
-      return new ProviderError("upstream", `the upstream is rate limited (429${hint})`, {
-        cause: error,
-      });
-    }
-    if (status === 529) {
-      return new ProviderError("upstream", "the upstream is overloaded (529)", { cause: error });
-    }
-    return new ProviderError(failureKindOfStatus(status), `upstream answered ${status}`, {
-      cause: error,
-    });
+    return providerErrorFromStatus(error.status, error.headers?.get("retry-after") ?? null, error);
   }
   if (error instanceof classes.APIConnectionError) {
     return new ProviderError("upstream", "could not reach the upstream", { cause: error });
