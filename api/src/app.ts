@@ -12,6 +12,7 @@ import { requestLogging } from "./logging/request-logging.js";
 import { createLoginRouter } from "./login/login-route.js";
 import { createMetricsMiddleware } from "./metrics/metrics-middleware.js";
 import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
+import { createModelsRouter } from "./models/models-route.js";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 import { createDocsRouter, createOpenApiRouter } from "./openapi/openapi-route.js";
 import { createWebSupport } from "./pages/web-support.js";
@@ -72,6 +73,7 @@ export function createApp(services: Services): Express {
   api.use(createGenerateRouter(services.pipeline, bodyLimit));
   api.use(createPersonifyRouter(services.pipeline, bodyLimit));
   api.use(createCompletionsRouter(services.pipeline, bodyLimit));
+  api.use(createModelsRouter(services));
   app.use(API_PREFIX, api);
 
   // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.

@@ -17,6 +17,7 @@ function toPersona(row: PersonasTable): Persona {
       provider: row.provider === "openai-compatible" ? "openai-compatible" : "offline",
       model: row.model,
     },
+    createdAt: row.created_at,
   };
   if (row.self_serve_price_micros !== null) {
     persona.selfServePriceMicros = Number(row.self_serve_price_micros);

@@ -12,6 +12,8 @@ export interface Persona {
   /** Whether the persona may be used on /personify (spec §4.2). */
   personifyAccess: boolean;
   modelRoute: ModelRoute;
+  /** When the operator created the persona (ISO 8601 UTC); `created` of the models list. */
+  createdAt: string;
   /**
    * Price per request in micro-units of USD when the operator made the
    * persona self-serve (spec §5.6: requests without a key get a 402 x402
