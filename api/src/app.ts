@@ -15,6 +15,7 @@ import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
 import { createModelsRouter } from "./models/models-route.js";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 import { createDocsRouter, createOpenApiRouter } from "./openapi/openapi-route.js";
+import { createLandingRouter } from "./pages/landing-routes.js";
 import { createWebSupport } from "./pages/web-support.js";
 import { createPersonifyRouter } from "./personify/personify-route.js";
 import { createPlaygroundRouter } from "./playground/playground-router.js";
@@ -78,6 +79,7 @@ export function createApp(services: Services): Express {
 
   // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
   const web = createWebSupport(services);
+  app.use(createLandingRouter(web));
   app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));
   app.use(createDocsRouter(web, document));

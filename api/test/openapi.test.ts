@@ -370,6 +370,8 @@ describe("real responses of the running service match the document", () => {
   });
 
   it("pages of the playground and the browser login route", async () => {
+    expect((await expectConforming("get", "/")).status).toBe(200);
+    expect((await expectConforming("get", "/favicon.ico")).status).toBe(200);
     expect((await expectConforming("get", "/sign-in")).status).toBe(200);
     expect((await expectConforming("get", "/keys")).status).toBe(303);
     expect((await expectConforming("get", "/playground")).status).toBe(303);

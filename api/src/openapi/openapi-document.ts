@@ -97,7 +97,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         name: "Playground",
         description: "Server-rendered pages: sign-in, keys, sessions, chat (spec §1.6, §5.3).",
       },
-      { name: "Operations", description: "Health, metrics and this reference." },
+      {
+        name: "Operations",
+        description: "Health, metrics, this reference, the landing page and the site icon.",
+      },
     ],
     paths: { ...apiPaths(), ...modelsPaths(), ...browserPaths(), ...servicePaths() },
     components: {
