@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { billingMigration } from "../billing/billing-migration.js";
+import { keyFlashMigration } from "../playground/key-flash-migration.js";
 import { playgroundMigration } from "../playground/playground-migration.js";
 import { rateLimitMigration } from "../rate-limits/rate-limit-migration.js";
 import { coreMigration } from "./core-migration.js";
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0003_playground": playgroundMigration,
   "0004_rate_limit_buckets": rateLimitMigration,
   "0005_storage_changes": storageMigration,
+  "0006_playground_key_flashes": keyFlashMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
