@@ -1,7 +1,7 @@
 import nodemailer from "nodemailer";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
-import { type OperatorConsole, printForOperator } from "./operator-console.js";
+import { type OperatorConsole, operatorConsoleFor } from "./operator-console.js";
 
 /** A sign-in mail to send. */
 export interface SignInMail {
@@ -45,12 +45,12 @@ function signInText(mail: SignInMail): string {
  * appears; the JSON log says a link was printed, without the link (a
  * credential until used).
  *
- * @param operatorConsole - where the plain line goes; standard error by default
+ * @param operatorConsole - where the plain line goes; standard error unless the log is silent
  */
 export function createMailer(
   config: Config,
   logger: Logger,
-  operatorConsole: OperatorConsole = printForOperator,
+  operatorConsole: OperatorConsole = operatorConsoleFor(logger),
 ): Mailer {
   const smtpUrl = config.PERSONA_SMTP_URL;
   if (smtpUrl === undefined) {

@@ -1,3 +1,5 @@
+import type { Logger } from "../logging/logger.js";
+
 /** Where a line for the operator goes: standard error, beside (not inside) the JSON log. */
 export type OperatorConsole = (line: string) => void;
 
@@ -13,3 +15,12 @@ export type OperatorConsole = (line: string) => void;
 export const printForOperator: OperatorConsole = (line) => {
   process.stderr.write(`persona-reply: ${line}\n`);
 };
+
+/**
+ * The operator console of a service: {@link printForOperator}, or nothing
+ * when its log level is `silent` (`PERSONA_LOG_LEVEL=silent` quiets the
+ * service entirely, as in-process tests run it).
+ */
+export function operatorConsoleFor(logger: Logger): OperatorConsole {
+  return logger.level === "silent" ? () => {} : printForOperator;
+}

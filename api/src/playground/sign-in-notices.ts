@@ -2,7 +2,7 @@ import type { Logger } from "../logging/logger.js";
 import { waitingToolLabel } from "../login/source-labels.js";
 import { html, type SafeHtml } from "../pages/html.js";
 import type { Mailer } from "./mailer.js";
-import { type OperatorConsole, printForOperator } from "./operator-console.js";
+import { type OperatorConsole, operatorConsoleFor } from "./operator-console.js";
 
 /**
  * The notice on the sign-in pages when a tool is waiting behind the sign-in
@@ -40,7 +40,7 @@ export function reportRefusedAddress(
   email: string,
   logger: Logger,
   mailer: Mailer,
-  operatorConsole: OperatorConsole = printForOperator,
+  operatorConsole: OperatorConsole = operatorConsoleFor(logger),
 ): void {
   logger.warn({ email }, "sign-in asked for an address that is not allowed; nothing was sent");
   if (!mailer.delivers) {

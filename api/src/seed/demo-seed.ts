@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type PersonaFile, personaFileSchema } from "../personas/persona-traits.js";
 import { AllowedEmailStore } from "../playground/allowed-email-store.js";
-import { type OperatorConsole, printForOperator } from "../playground/operator-console.js";
+import { type OperatorConsole, operatorConsoleFor } from "../playground/operator-console.js";
 import type { Services } from "../services.js";
 import { readEnvFile, updateEnvFile } from "./env-file.js";
 
@@ -79,12 +79,12 @@ function announceDemoEmail(
  * `PERSONA_DEMO_EMAIL` to sign in to the playground as the demo account
  * (see {@link allowDemoEmail}) and prints that address on the console.
  *
- * @param operatorConsole - where the plain line for the operator goes; standard error by default
+ * @param operatorConsole - where the plain line for the operator goes; standard error unless the log is silent
  */
 export async function seedDemo(
   services: Services,
   baseUrl: string,
-  operatorConsole: OperatorConsole = printForOperator,
+  operatorConsole: OperatorConsole = operatorConsoleFor(services.logger),
 ): Promise<SeedReport> {
   const envFile = services.config.PERSONA_ENV_FILE;
   const accounts = await services.accounts.list();
