@@ -12,8 +12,10 @@ import { requestLogging } from "./logging/request-logging.js";
 import { createLoginRouter } from "./login/login-route.js";
 import { createMetricsMiddleware } from "./metrics/metrics-middleware.js";
 import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
+import { createModelsRouter } from "./models/models-route.js";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 import { createDocsRouter, createOpenApiRouter } from "./openapi/openapi-route.js";
+import { createLandingRouter } from "./pages/landing-routes.js";
 import { createWebSupport } from "./pages/web-support.js";
 import { createPersonifyRouter } from "./personify/personify-route.js";
 import { createPlaygroundRouter } from "./playground/playground-router.js";
@@ -72,10 +74,12 @@ export function createApp(services: Services): Express {
   api.use(createGenerateRouter(services.pipeline, bodyLimit));
   api.use(createPersonifyRouter(services.pipeline, bodyLimit));
   api.use(createCompletionsRouter(services.pipeline, bodyLimit));
+  api.use(createModelsRouter(services));
   app.use(API_PREFIX, api);
 
   // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
   const web = createWebSupport(services);
+  app.use(createLandingRouter(web));
   app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));
   app.use(createDocsRouter(web, document));

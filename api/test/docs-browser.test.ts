@@ -25,10 +25,7 @@ describeWithBrowser("the API reference page (/docs) in a real browser", () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems: string[] = [];
     page.on("console", (message) => {
-      // The browser's own favicon request is not the page's doing.
-      if (message.type() === "error" && !message.location().url.endsWith("/favicon.ico")) {
-        problems.push(message.text());
-      }
+      if (message.type() === "error") problems.push(message.text());
     });
     page.on("pageerror", (error) => problems.push(error.message));
     const response = await page.goto(`${service.url}/docs`);

@@ -65,7 +65,7 @@ describe("HTTP behaviour common to the endpoints (spec §4 common rules, §7)", 
   it("answers unknown paths under /api/v1 with the completions error object, others as before", async () => {
     for (const [method, path] of [
       ["POST", "/api/v1/chat/completions"],
-      ["GET", "/api/v1/models"],
+      ["GET", "/api/v1/embeddings"],
       ["GET", "/api/v1"],
     ] as const) {
       const response = await fetch(`${service.url}${path}`, { method });

@@ -147,6 +147,29 @@ describe(`GET ${LOGIN_PATH}: sign-in and consent`, () => {
     expect(response.headers.get("location")).toBe(`/sign-in?return_to=${encodeURIComponent(url)}`);
   });
 
+  it("says on the sign-in page that a tool waits for approval, named by its source", async () => {
+    for (const [source, words] of [
+      ["cli", "the persona command-line tool"],
+      ["codex", "the Codex plugin"],
+      ["claude_code", "the Claude Code plugin"],
+      [undefined, "your command-line tool"],
+    ] as const) {
+      const client = new PageClient(service.url);
+      const redirect = await client.request(loginUrl({ source }));
+      const signIn = await client.page(redirect.headers.get("location") ?? "");
+      expect(signIn.html).toContain(`Sign in to approve the key for ${words}.`);
+      // The page after asking for the link says it again.
+      const asked = await client.postForm("/sign-in", {
+        _csrf: signIn.csrf,
+        email: "someone@example.com",
+        return_to: hiddenField(signIn.html, "return_to") ?? "",
+      });
+      expect(await asked.text()).toContain(`Sign in to approve the key for ${words}.`);
+    }
+    const plain = await new PageClient(service.url).page("/sign-in?return_to=%2Fkeys");
+    expect(plain.html).not.toContain("approve the key");
+  });
+
   it("shows the key name, the source and the callback's host and port, and creates nothing", async () => {
     const before = await keyCount();
     const client = await signedInClient();

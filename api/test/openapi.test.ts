@@ -225,6 +225,26 @@ describe("real responses of the running service match the document", () => {
     }
   });
 
+  it("the models list and one model: 200, 401, 403, 404 as completions error objects", async () => {
+    const key = { "x-api-key": service.key };
+    const one = (id: string) => ({ url: `${service.url}/api/v1/models/${id}` });
+    expect((await expectConforming("get", "/api/v1/models", { headers: key })).status).toBe(200);
+    expect((await expectConforming("get", "/api/v1/models")).status).toBe(401);
+    const model = "/api/v1/models/{id}";
+    expect(
+      (await expectConforming("get", model, { ...one(service.persona.id), headers: key })).status,
+    ).toBe(200);
+    expect((await expectConforming("get", model, one(service.persona.id))).status).toBe(401);
+    const unknown = one("00000000-0000-4000-8000-000000000000");
+    expect((await expectConforming("get", model, { ...unknown, headers: key })).status).toBe(404);
+    const { services } = service;
+    const account = await services.accounts.create("Suspended lister");
+    const { key: suspended } = await services.keys.create(account.id, "suspended key");
+    await services.accounts.setStatus(account.id, "suspended");
+    const headers = { authorization: `Bearer ${suspended}` };
+    expect((await expectConforming("get", "/api/v1/models", { headers })).status).toBe(403);
+  });
+
   it("429s of the rate limit and of the balance, and the 402 payment challenge", async () => {
     const { services } = service;
     const limited = await services.accounts.create("Limited customer");
@@ -350,6 +370,8 @@ describe("real responses of the running service match the document", () => {
   });
 
   it("pages of the playground and the browser login route", async () => {
+    expect((await expectConforming("get", "/")).status).toBe(200);
+    expect((await expectConforming("get", "/favicon.ico")).status).toBe(200);
     expect((await expectConforming("get", "/sign-in")).status).toBe(200);
     expect((await expectConforming("get", "/keys")).status).toBe(303);
     expect((await expectConforming("get", "/playground")).status).toBe(303);

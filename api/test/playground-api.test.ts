@@ -124,6 +124,30 @@ describe("playground chat endpoints (session, CSRF, the account's personas)", ()
 });
 
 describe("/keys over plain HTTP", () => {
+  it("keeps a new key for its own session only, sealed, and shows it once", async () => {
+    const client = await signedIn();
+    const other = await signedIn();
+    const page = await client.page("/keys");
+    const created = await client.postForm("/keys", { name: "sealed", _csrf: page.csrf });
+    expect(created.status).toBe(303);
+    // Waiting to be shown: the row holds no key, and another session of the account sees none.
+    const rows = await service.services.database
+      .selectFrom("playground_key_flashes")
+      .selectAll()
+      .execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.sealed).not.toMatch(/prk_/u);
+    expect((await other.page("/keys")).html).not.toContain('id="new-key"');
+    const shown = await client.page("/keys");
+    const key = /id="new-key">(prk_[0-9A-Za-z]{38})</u.exec(shown.html)?.[1] ?? "";
+    expect((await service.services.keys.findByKey(key))?.name).toBe("sealed");
+    expect(rows.some((row) => row.sealed.includes(key))).toBe(false);
+    // Shown once: the next view lists it masked only.
+    const again = await client.page("/keys");
+    expect(again.html).not.toContain(key);
+    expect(again.html).toContain(`prk_…${key.slice(-4)}`);
+  });
+
   it("creates a key shown once, lists it masked, refuses forged forms, and revokes only the account's keys", async () => {
     const client = await signedIn();
     const page = await client.page("/keys");
@@ -134,10 +158,14 @@ describe("/keys over plain HTTP", () => {
     expect(forged.status).toBe(403);
 
     const created = await client.postForm("/keys", { name: "  ci server  ", _csrf: page.csrf });
-    expect(created.status).toBe(201);
-    const html = await created.text();
-    const key = /id="new-key">(prk_[0-9A-Za-z]{38})</u.exec(html)?.[1] ?? "";
+    // Post, redirect, get: the key is never in the redirect's URL.
+    expect(created.status).toBe(303);
+    expect(created.headers.get("location")).toBe("/keys");
+    const shown = await client.page("/keys");
+    expect(shown.status).toBe(200);
+    const key = /id="new-key">(prk_[0-9A-Za-z]{38})</u.exec(shown.html)?.[1] ?? "";
     expect(key).not.toBe("");
+    expect(shown.html).toContain("Key “ci server” created.");
     const listed = await client.page("/keys");
     expect(listed.html.includes(key)).toBe(false);
     expect(listed.html).toContain(`prk_…${key.slice(-4)}`);

@@ -81,12 +81,24 @@ describeWithBrowser("playground in a real browser", () => {
     await saveScreenshot(page, "playground/04-key-shown-once", [shown]);
 
     expect((await generate(key)).status).toBe(200);
+    // Post, redirect, get: the page showing the key is GET /keys, with no key in its URL.
+    expect(new URL(page.url()).pathname).toBe("/keys");
+    expect(page.url().includes(key)).toBe(false);
 
-    await page.goto("/keys");
+    // A reload shows the list: the key is not shown again and no second key is made.
+    const reloaded = await page.reload();
+    expect(reloaded?.request().method()).toBe("GET");
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
     const html = await page.content();
     expect(html.includes(key)).toBe(false);
+    expect(await page.locator("#new-key").count()).toBe(0);
     const row = page.locator("tr", { hasText: "laptop" });
     await expect.poll(() => row.textContent()).toContain(`prk_…${key.slice(-4)}`);
+    expect(await row.count()).toBe(1);
+    const keys = JSON.parse(api.admin("key", "list", "--account", api.accountId)) as Array<{
+      name: string;
+    }>;
+    expect(keys.filter((entry) => entry.name === "laptop")).toHaveLength(1);
     await saveScreenshot(page, "playground/05-keys-list");
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccountStore } from "../src/accounts/account-store.js";
 import { AllowedEmailStore, normalizeEmail } from "../src/playground/allowed-email-store.js";
+import { KEY_FLASH_LIFETIME_MS, KeyFlashStore } from "../src/playground/key-flash-store.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import {
   SIGN_IN_LINK_LIFETIME_MS,
@@ -149,6 +150,49 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
           expect(await sessions.listForEmail("c@example.com")).toHaveLength(2);
           expect(await sessions.revokeAllForEmail("c@example.com")).toBe(2);
           expect(await sessions.listForEmail("c@example.com")).toHaveLength(0);
+        });
+      });
+
+      describe("key flashes (a new key shown once after the redirect)", () => {
+        it("gives a session its keys once, oldest first, and only with its secret", async () => {
+          const sessions = new SessionStore(database, 60_000);
+          const mine = await sessions.create({ accountId, email: "f@example.com", userAgent: "x" });
+          const theirs = await sessions.create({
+            accountId,
+            email: "g@example.com",
+            userAgent: "x",
+          });
+          const flashes = new KeyFlashStore(database);
+          const start = new Date("2030-01-01T00:00:00.000Z");
+          const later = new Date(start.getTime() + 1000);
+          await flashes.put(mine.session.id, mine.token, { name: "first", key: "prk_one" }, start);
+          await flashes.put(mine.session.id, mine.token, { name: "second", key: "prk_two" }, later);
+          await flashes.put(theirs.session.id, theirs.token, { name: "x", key: "prk_x" }, later);
+          // Another session's ID with this secret (or the other way round) unseals nothing.
+          expect(await flashes.take(theirs.session.id, mine.token, later)).toEqual([]);
+          expect(await flashes.take(mine.session.id, mine.token, later)).toEqual([
+            { name: "first", key: "prk_one" },
+            { name: "second", key: "prk_two" },
+          ]);
+          expect(await flashes.take(mine.session.id, mine.token, later)).toEqual([]);
+        });
+
+        it("shows nothing once the flash expired, and clears expired rows", async () => {
+          const sessions = new SessionStore(database, 60_000);
+          const { session, token } = await sessions.create({
+            accountId,
+            email: "h@example.com",
+            userAgent: "x",
+          });
+          const flashes = new KeyFlashStore(database);
+          const start = new Date("2030-02-01T00:00:00.000Z");
+          const expired = new Date(start.getTime() + KEY_FLASH_LIFETIME_MS);
+          await flashes.put(session.id, token, { name: "old", key: "prk_old" }, start);
+          expect(await flashes.take(session.id, token, expired)).toEqual([]);
+          await flashes.put(session.id, token, { name: "a", key: "prk_a" }, start);
+          await flashes.put(session.id, token, { name: "b", key: "prk_b" }, expired);
+          const left = await database.selectFrom("playground_key_flashes").select("id").execute();
+          expect(left).toHaveLength(1);
         });
       });
     },

@@ -122,29 +122,105 @@ describe("e-mail sign-in (real SMTP)", () => {
   });
 });
 
-describe("e-mail sign-in without SMTP (development)", () => {
-  it("writes the link to the server log, and it signs in", async () => {
-    const local = await startApi();
-    try {
-      local.admin("email", "allow", allowed, "--account", local.accountId);
+describe("e-mail sign-in without SMTP (a local service)", () => {
+  let local: ApiFixture;
+  beforeAll(async () => {
+    local = await startApi();
+  });
+  afterAll(() => local?.stop());
+
+  const demoEmail = "you@persona.localhost";
+  /** The link of the console line `persona-reply: SIGN-IN LINK for <address> (…): <link>`. */
+  const printedLink = (address: string) =>
+    new RegExp(
+      `^persona-reply: SIGN-IN LINK for ${address.replaceAll(".", "\\.")} .*: (\\S+)$`,
+      "mu",
+    ).exec(local.output())?.[1];
+
+  it("allows the demo address out of the box and says so on the console", () => {
+    expect(local.output()).toContain(
+      `persona-reply: playground sign-in for the demo account: ${demoEmail} at ${local.baseUrl}/sign-in; no SMTP server is configured, so the sign-in link is printed on this console`,
+    );
+    const allowed = JSON.parse(local.admin("email", "list")) as Array<{
+      email: string;
+      accountId: string;
+    }>;
+    expect(allowed).toEqual([
+      expect.objectContaining({ email: demoEmail, accountId: local.accountId }),
+    ]);
+  });
+
+  it("prints the link as one plain console line (not in the JSON log), and it signs in", async () => {
+    const client = new PageClient(local.baseUrl);
+    const form = await client.page("/sign-in");
+    const asked = await client.postForm("/sign-in", { _csrf: form.csrf, email: demoEmail });
+    expect(await asked.text()).toContain("printed on the console of the service");
+    await expect.poll(() => printedLink(demoEmail)).toBeDefined();
+    const url = new URL(printedLink(demoEmail) ?? "");
+    expect(url.origin).toBe(local.baseUrl);
+    const token = url.searchParams.get("token") ?? "";
+    // The JSON log says a link was printed, without it.
+    const jsonLines = () =>
+      local
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"));
+    await expect
+      .poll(() => jsonLines().some((line) => line.includes("the sign-in link was printed")))
+      .toBe(true);
+    expect(jsonLines().some((line) => line.includes(token))).toBe(false);
+
+    const confirm = await client.page(url.pathname + url.search);
+    const signedIn = await client.postForm("/sign-in/verify", {
+      _csrf: confirm.csrf,
+      token: hiddenField(confirm.html, "token") ?? "",
+    });
+    expect(signedIn.status).toBe(303);
+    const keys = await client.page("/keys");
+    expect(keys.html).toContain("demo key");
+  });
+
+  it("tells the operator (not the browser) when an address that is not allowed asks", async () => {
+    const strip = (html: string) =>
+      html.replace(/[\w.+-]+@[\w.]+/gu, "ADDRESS").replace(/value="[^"]*"/gu, "");
+    const answers: string[] = [];
+    for (const email of [demoEmail, "mallory@example.com"]) {
       const client = new PageClient(local.baseUrl);
       const form = await client.page("/sign-in");
-      await client.postForm("/sign-in", { _csrf: form.csrf, email: allowed });
-      let link: string | undefined;
-      for (let attempt = 0; attempt < 50 && link === undefined; attempt++) {
-        link = /"signInLink":"([^"]+)"/u.exec(local.output())?.[1];
-        if (link === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const url = new URL(link ?? "");
-      const confirm = await client.page(url.pathname + url.search);
-      const signedIn = await client.postForm("/sign-in/verify", {
-        _csrf: confirm.csrf,
-        token: hiddenField(confirm.html, "token") ?? "",
-      });
-      expect(signedIn.status).toBe(303);
-      expect((await client.page("/playground")).status).toBe(200);
+      answers.push(await (await client.postForm("/sign-in", { _csrf: form.csrf, email })).text());
+    }
+    expect(strip(answers[1] ?? "")).toBe(strip(answers[0] ?? ""));
+    await expect
+      .poll(() => local.output())
+      .toContain(
+        "persona-reply: sign-in asked for mallory@example.com, which is not allowed to sign in, so no link was made. To allow it: npm run admin -- email allow mallory@example.com --account <account ID>",
+      );
+    await expect
+      .poll(() => local.output())
+      .toMatch(/"email":"mallory@example\.com"[^\n]*not allowed/u);
+    expect(printedLink("mallory@example.com")).toBeUndefined();
+  });
+});
+
+describe("the demo address (PERSONA_DEMO_EMAIL)", () => {
+  it("is configurable, and empty allows none", async () => {
+    const chosen = await startApi({ PERSONA_DEMO_EMAIL: "Ops@Example.test" });
+    try {
+      expect(chosen.output()).toContain(
+        "playground sign-in for the demo account: ops@example.test",
+      );
+      expect(JSON.parse(chosen.admin("email", "list"))).toEqual([
+        expect.objectContaining({ email: "ops@example.test" }),
+      ]);
     } finally {
-      await local.stop();
+      await chosen.stop();
+    }
+    const none = await startApi({ PERSONA_DEMO_EMAIL: "" });
+    try {
+      expect(none.output()).not.toContain("playground sign-in");
+      expect(JSON.parse(none.admin("email", "list"))).toEqual([]);
+    } finally {
+      await none.stop();
     }
   });
 });

@@ -34,12 +34,20 @@ describe("npm start on a fresh store (the main job)", () => {
     expect(fs.existsSync(path.join(directory, "data", "persona-reply.sqlite"))).toBe(true);
   });
 
-  it("never prints the key, and logs JSON lines", () => {
+  it("never prints the key, and logs JSON lines beside plain lines for the operator", () => {
     const key = readEnvFile(path.join(directory, ".env")).SERVICE_API_KEY ?? "";
     expect(key.length).toBeGreaterThan(20);
     expect(service.output()).not.toContain(key);
     expect(service.output()).not.toContain(key.slice(4, 30));
-    for (const line of service.output().trim().split("\n"))
+    const lines = service.output().trim().split("\n");
+    // Standard error carries the operator's plain lines (the demo address that may sign in).
+    const plain = lines.filter((line) => line.startsWith("persona-reply: "));
+    expect(plain).toEqual([
+      expect.stringMatching(
+        /^persona-reply: playground sign-in for the demo account: you@persona\.localhost at http:\/\/127\.0\.0\.1:\d+\/sign-in;/u,
+      ),
+    ]);
+    for (const line of lines.filter((entry) => !plain.includes(entry)))
       expect(() => JSON.parse(line)).not.toThrow();
   });
 

@@ -83,6 +83,9 @@ describeWithBrowser("persona login in a real browser", () => {
     const page = await browser.newPage();
     await page.goto(url);
     expect(new URL(page.url()).pathname).toBe("/sign-in");
+    expect(await page.locator("#waiting-tool").textContent()).toContain(
+      "Sign in to approve the key for the persona command-line tool.",
+    );
     await page.getByLabel("E-mail address").fill(email);
     await page.getByRole("button", { name: "Send me a sign-in link" }).click();
     await page.getByRole("heading", { name: "Check your e-mail" }).waitFor();
@@ -100,7 +103,10 @@ describeWithBrowser("persona login in a real browser", () => {
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: "Login complete" }).waitFor();
     await saveScreenshot(page, "persona-login/02-callback");
-    expect(await page.content()).toContain("You can close this tab");
+    expect(await page.locator("p").first().textContent()).toMatch(
+      /^The persona command-line tool received your new key \(prk_…\w{4}\)\.$/u,
+    );
+    expect(await page.content()).toContain("You can close this tab and go back to your terminal.");
 
     expect(await login.exit).toBe(0);
     printed.push(login.stdout(), login.stderr(), await page.content());

@@ -61,7 +61,9 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
   app.use(securityHeaders);
   app.use(checkHost(config.allowedHosts));
 
-  const readJson = express.json({ limit: BODY_LIMIT });
+  // strict: false parses any JSON value, so `null` or `[]` is told apart from
+  // malformed JSON and answered "must be a JSON object" by the route.
+  const readJson = express.json({ limit: BODY_LIMIT, strict: false });
   // A body that cannot be read is the client's fault: 400 validation, the service never called.
   app.use("/api", (request, response, next) => {
     readJson(request, response, (error?: unknown) => {
@@ -92,34 +94,43 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
       },
     }),
   );
-  app.get([...PAGE_PATHS], (_request, response) => {
+  /** The front end's page: the app shows the page of the path, or its "Page not found". */
+  const sendIndex = (response: express.Response, status: number) => {
     if (!fs.existsSync(indexFile)) {
       response
-        .status(503)
+        .status(status === 404 ? 404 : 503)
         .type("text/plain")
         .send(
-          "The front end is not built: run `npm run build -w @persona-reply/example-app`, or `npm run dev` in example-app/.",
+          status === 404
+            ? "Page not found. (The front end is not built either: run `npm run build -w @persona-reply/example-app`.)"
+            : "The front end is not built: run `npm run build -w @persona-reply/example-app`, or `npm run dev` in example-app/.",
         );
       return;
     }
     response.setHeader("Cache-Control", "no-cache");
-    response.sendFile(indexFile);
-  });
+    response.status(status).sendFile(indexFile);
+  };
+  app.get([...PAGE_PATHS], (_request, response) => sendIndex(response, 200));
+  // Any other path: a 404 with the app's own "Page not found" page, not express's "Cannot GET".
+  app.use((_request, response) => sendIndex(response, 404));
 
   const errorHandler: ErrorRequestHandler = (failure, request, response, next) => {
     if (response.headersSent) {
       next(failure);
       return;
     }
-    const target = config.service.ok ? config.service.origin : undefined;
-    const { status, body } = toErrorResponse(failure, target);
+    const { status, body } = toErrorResponse(failure);
     if (body.error.type !== "validation") {
-      // Statuses, types and the error's class and message: the service never
-      // echoes a key, and the server never puts one in a message.
+      // Statuses, types, the error's class and message, and where the service
+      // was looked for (never sent to the browser): the service never echoes a
+      // key, and the server never puts one in a message.
       log(status >= 500 ? "error" : "warn", "request failed", {
         route: request.path,
         status,
         type: body.error.type,
+        ...(body.error.type === "provider" && config.service.ok
+          ? { service: config.service.origin }
+          : {}),
         ...(failure instanceof ExampleAppError
           ? {}
           : {

@@ -42,29 +42,27 @@ describe("toErrorResponse (spec §4.6 error body)", () => {
     });
   });
 
-  it("says where the service was looked for when it cannot be reached", () => {
-    const origin = "http://127.0.0.1:8787";
+  it("says the service could not be reached (503) or was too slow (504), without its address", () => {
     for (const error of [
       new OpenAI.APIConnectionError({ message: "Connection error." }),
-      new ConnectionError("fetch failed"),
+      new ConnectionError("POST /api/v1/personify: could not reach http://10.0.0.7:8787"),
     ]) {
-      expect(toErrorResponse(error, origin)).toEqual({
-        status: 502,
-        body: {
-          error: {
-            type: "provider",
-            message: `could not reach the service at ${origin}; is it running?`,
-          },
-        },
-      });
+      const { status, body } = toErrorResponse(error);
+      expect(status).toBe(503);
+      expect(body.error.type).toBe("provider");
+      expect(body.error.message).toBe(
+        "could not reach the service; the example server's log names the address it tried",
+      );
+      expect(body.error.message).not.toMatch(/http|10\.0\.0\.7/u);
     }
     for (const error of [
       new OpenAI.APIConnectionTimeoutError(),
       new TimeoutError("timed out", 1000),
     ]) {
-      expect(toErrorResponse(error, origin).body.error.message).toBe(
-        `the service at ${origin} did not answer in time`,
-      );
+      expect(toErrorResponse(error)).toEqual({
+        status: 504,
+        body: { error: { type: "provider", message: "the service did not answer in time" } },
+      });
     }
   });
 

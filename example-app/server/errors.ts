@@ -10,8 +10,9 @@ import OpenAI from "openai";
  * The `type` of an error body of the example app's routes (spec §4.6):
  * `validation` — the request is wrong, the message says what to fix (400);
  * `config` — the server lacks a setting, the message names the variable,
- * never its value (500); `provider` — the service answered an error or could
- * not be reached, the message is the service's (its 4xx status, else 502).
+ * never its value (500); `provider` — the service answered an error (its 4xx
+ * status, else 502, with its message), could not be reached (503) or did not
+ * answer in time (504).
  */
 export type ErrorType = "validation" | "config" | "provider";
 
@@ -112,43 +113,44 @@ function openAiMessage(error: InstanceType<typeof OpenAI.APIError>): string {
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
+/** Status of a `provider` error when the service could not be reached. */
+export const UNREACHABLE_STATUS = 503;
+/** Status of a `provider` error when the service did not answer in time. */
+export const TIMEOUT_STATUS = 504;
+
+const UNREACHABLE_MESSAGE =
+  "could not reach the service; the example server's log names the address it tried";
+
 /**
  * Turns anything a route threw into its status and error body. Errors of
  * the `openai` client and of `@persona-reply/client` become `provider`
  * errors with the service's status (4xx) or 502 and the service's message;
- * a connection failure or timeout is a 502 that says so; anything else is a
- * 502 `provider` error with a generic message (the detail goes to the log).
+ * a service that cannot be reached is a 503 and one that does not answer in
+ * time a 504, each saying so without the service's address (the browser
+ * has no use for an internal URL; the server's log has it); anything else
+ * is a 502 `provider` error with a generic message (the detail goes to the
+ * log).
  *
  * @param error - what was thrown
- * @param serviceOrigin - where the service is, named in connection errors (never a secret)
  */
-export function toErrorResponse(
-  error: unknown,
-  serviceOrigin?: string,
-): { status: number; body: ErrorBody } {
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody } {
   const answer = (type: ErrorType, status: number, message: string) => ({
     status,
     body: { error: { type, message } },
   });
-  const where = serviceOrigin === undefined ? "the service" : `the service at ${serviceOrigin}`;
   if (error instanceof ExampleAppError) return answer(error.type, error.status, error.message);
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return answer("provider", 502, `${where} did not answer in time`);
+  if (error instanceof OpenAI.APIConnectionTimeoutError || error instanceof TimeoutError) {
+    return answer("provider", TIMEOUT_STATUS, "the service did not answer in time");
   }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return answer("provider", 502, `could not reach ${where}; is it running?`);
+  if (error instanceof OpenAI.APIConnectionError || error instanceof ConnectionError) {
+    return answer("provider", UNREACHABLE_STATUS, UNREACHABLE_MESSAGE);
   }
   if (error instanceof OpenAI.APIError) {
     return answer("provider", providerStatus(error.status), openAiMessage(error));
   }
   if (error instanceof ConfigurationError) return answer("config", 500, error.message);
-  if (error instanceof TimeoutError)
-    return answer("provider", 502, `${where} did not answer in time`);
-  if (error instanceof ConnectionError) {
-    return answer("provider", 502, `could not reach ${where}; is it running?`);
-  }
   if (error instanceof PersonaError) {
     return answer("provider", providerStatus(error.status), error.message);
   }
-  return answer("provider", 502, `the call to ${where} failed unexpectedly`);
+  return answer("provider", 502, "the call to the service failed unexpectedly");
 }

@@ -28,14 +28,34 @@ export const quickstartRequestSchema = z.object({
 /** A validated quickstart request. */
 export type QuickstartRequest = z.output<typeof quickstartRequestSchema>;
 
-/** One message of a chat history: `{ role, content }` with the service's roles (spec §2 Message). */
+/** A text part of message content (spec §2 Message): `{ type: "text", text }`. */
+const textPartSchema = z.object({
+  type: z.literal("text", { error: 'must be "text" (only text is supported)' }),
+  text: z.string({ error: "must be a string" }),
+});
+
+/**
+ * The text of message content: the string, or the parts' texts joined with
+ * a newline, as the service reads it.
+ */
+export function contentText(content: string | ReadonlyArray<{ text: string }>): string {
+  return typeof content === "string" ? content : content.map((part) => part.text).join("\n");
+}
+
+/**
+ * One message of a chat history: `{ role, content }` with the service's
+ * roles and content (spec §2 Message): a string, or an array of text parts
+ * `[{ type: "text", text }]`, passed on to the service as it is.
+ */
 export const chatMessageSchema = z.object({
   role: z.enum(["user", "assistant", "system", "developer"], {
     error: "must be one of user, assistant, system, developer",
   }),
   content: z
-    .string({ error: "must be a string" })
-    .refine((text) => text.length <= MAX_TEXT_LENGTH, {
+    .union([z.string(), z.array(textPartSchema)], {
+      error: 'must be a string or an array of text parts [{ "type": "text", "text": "…" }]',
+    })
+    .refine((content) => contentText(content).length <= MAX_TEXT_LENGTH, {
       error: `must be at most ${MAX_TEXT_LENGTH} characters`,
     }),
 });
@@ -66,7 +86,7 @@ export const chatRequestSchema = z
         path: ["messages", index, "role"],
         message: `the last message must have role user, not ${last.role}`,
       });
-    } else if (last.content.trim() === "") {
+    } else if (contentText(last.content).trim() === "") {
       context.addIssue({
         code: "custom",
         path: ["messages", index, "content"],
@@ -105,10 +125,14 @@ function formatPath(path: readonly PropertyKey[]): string {
  *   first offending field and what to fix, e.g. `prompt: is required`
  */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
+  if (body === undefined) {
     throw validationError(
       "the request body must be a JSON object sent with content-type: application/json",
     );
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    const what = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
+    throw validationError(`the request body must be a JSON object, not ${what}`);
   }
   const result = schema.safeParse(body, { reportInput: true });
   if (result.success) return result.data;

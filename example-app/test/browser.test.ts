@@ -194,6 +194,76 @@ describe.skipIf(!HAS_CHROMIUM)(title, () => {
     await screenshot(page, "validation-error");
   });
 
+  it("a service that cannot be reached is titled so, without its address", async () => {
+    const probe = await import("node:net").then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const server = net.createServer().listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as { port: number };
+            server.close(() => resolve(port));
+          });
+        }),
+    );
+    const unreachable = await startExample(
+      { ...serviceEnvironment(api), SERVICE_BASE_URL: `http://127.0.0.1:${probe}` },
+      webDirectory,
+    );
+    try {
+      await openPage(`${unreachable.url}/`);
+      await page.getByLabel("Prompt").fill("Hello!");
+      await page.getByRole("button", { name: "Get a reply" }).click();
+      const alert = page.getByRole("alert");
+      await alert.waitFor();
+      expect(await alert.getAttribute("data-error-type")).toBe("provider");
+      expect(await alert.locator(".notice-title").textContent()).toBe(
+        "The service could not be reached",
+      );
+      const text = (await alert.textContent()) ?? "";
+      expect(text).not.toContain("answered with an error");
+      expect(text).not.toContain(String(probe));
+      expect(text).not.toContain("127.0.0.1");
+      await screenshot(page, "service-unreachable");
+    } finally {
+      await unreachable.stop();
+    }
+  });
+
+  it("an unknown path gets a 404 with the app's own page, not express's", async () => {
+    context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+    const response = await page.goto(`${example.url}/no/such/page`);
+    expect(response?.status()).toBe(404);
+    await page.getByRole("heading", { level: 1, name: "Page not found" }).waitFor();
+    expect(await page.title()).toBe("Not found — Persona Reply example app");
+    expect(await page.content()).not.toContain("Cannot GET");
+    await page.getByRole("main").getByRole("link", { name: "quickstart" }).click();
+    await page.waitForURL(`${example.url}/`);
+    await page.getByRole("heading", { level: 1, name: "Quickstart" }).waitFor();
+    await screenshot(page, "not-found");
+  });
+
+  it("'Use another persona' stays open while its field is edited, even emptied", async () => {
+    await openPage(`${example.url}/personify`);
+    const section = page.locator("details.persona-field");
+    expect(await section.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    await page.getByText("Use another persona (optional)").click();
+    const field = page.getByLabel("Persona ID");
+    await field.fill("3e7b8c9d");
+    // Select all and delete, then type again: the section never folds away under the cursor.
+    await field.press("ControlOrMeta+a");
+    await field.press("Backspace");
+    expect(await field.inputValue()).toBe("");
+    expect(await section.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true);
+    expect(await field.isVisible()).toBe(true);
+    await field.pressSequentially(api.personaId);
+    expect(await section.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true);
+    // The person can still fold it away, value and all.
+    await page.getByText("Use another persona (optional)").click();
+    expect(await section.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(false);
+    expect(await field.inputValue()).toBe(api.personaId);
+  });
+
   describe("chat when the service fails once", () => {
     let standIn: StandIn;
     let flaky: RunningExampleServer;

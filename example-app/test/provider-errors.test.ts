@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.stop());
 
-describe("provider errors (spec §4.6): the service's status when 4xx, else 502, with its message", () => {
+describe("provider errors (spec §4.6): the service's status when 4xx, else 502 (503 unreachable), with its message", () => {
   it("a key the service does not know: 401 from every route, without the key in the message", async () => {
     const wrongKey = `prk_${"x".repeat(38)}`;
     await withExample(
@@ -133,22 +133,35 @@ describe("provider errors (spec §4.6): the service's status when 4xx, else 502,
     }
   });
 
-  it("a service that cannot be reached: 502 naming where it was looked for", async () => {
+  it("a service that cannot be reached: 503 that says so; its address only in the server's log", async () => {
     // A port that was just free: nothing listens there.
     const probe = http.createServer();
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const origin = `http://127.0.0.1:${port}`;
-    await withExample({ ...serviceEnvironment(api), SERVICE_BASE_URL: origin }, async (example) => {
+    const logged: Array<Record<string, unknown>> = [];
+    const example = await startExample(
+      { ...serviceEnvironment(api), SERVICE_BASE_URL: origin },
+      undefined,
+      { log: (_level, message, fields) => logged.push({ message, ...fields }) },
+    );
+    try {
       for (const [path, body] of ROUTES) {
         const result = await postJson(`${example.url}${path}`, body);
-        expect(result.status, path).toBe(502);
+        expect(result.status, path).toBe(503);
         const error = (result.body as ErrorBody).error;
         expect(error.type, path).toBe("provider");
-        expect(error.message, path).toContain(`could not reach the service at ${origin}`);
+        expect(error.message, path).toBe(
+          "could not reach the service; the example server's log names the address it tried",
+        );
+        expect(JSON.stringify(result.body), path).not.toContain(String(port));
       }
-    });
+      expect(logged).toHaveLength(ROUTES.length);
+      for (const line of logged) expect(line).toMatchObject({ status: 503, service: origin });
+    } finally {
+      await example.stop();
+    }
   });
 
   it("a completions answer with no choice is a 502 provider error", async () => {

@@ -68,6 +68,57 @@ describe("POST /api/chat (spec §4.6): the history goes to /completions as messa
   });
 });
 
+describe("POST /api/chat takes the service's message content: a string or text parts", () => {
+  it("passes text parts on, and answers as the service does", async () => {
+    const messages = [
+      { role: "system", content: [{ type: "text", text: "The user is new to gardening." }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Hello!" },
+          { type: "text", text: "Which herbs like sun?" },
+        ],
+      },
+    ];
+    const result = await post("/api/chat", { messages });
+    expect(result.status).toBe(200);
+    const direct = await callService(api, "completions", { model: api.personaId, messages });
+    const choice = (direct.choices as Array<{ text: string; chunks: string[] }>)[0];
+    expect(result.body).toEqual({
+      reply: choice?.text,
+      model: api.personaId,
+      chunks: choice?.chunks,
+    });
+  });
+
+  it.each([
+    [
+      "a part that is not text",
+      [{ role: "user", content: [{ type: "image_url", image_url: "x" }] }],
+      /^messages\[0\]\.content/u,
+    ],
+    [
+      "a last user message of blank parts",
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: " " },
+            { type: "text", text: "" },
+          ],
+        },
+      ],
+      /^messages\[0\]\.content: the last user message must not be empty$/u,
+    ],
+  ])("refuses %s like the service", async (_name, messages, message) => {
+    const result = await post("/api/chat", { messages });
+    expect(result.status).toBe(400);
+    expect(result.body).toEqual({
+      error: { type: "validation", message: expect.stringMatching(message) },
+    });
+  });
+});
+
 describe("POST /api/personify (spec §4.6): the native endpoint through the client library", () => {
   it("answers { personified, chunks, model }", async () => {
     const raw = "The meeting moves to Thursday. Bring the seed catalogue.";
@@ -199,7 +250,14 @@ describe("validation errors (400, type validation): say what to fix", () => {
       { personaId: "3e7b8c9d-1a2b-4c3d-8e4f-5a6b7c8d9e0f" },
       /^raw: is required$/u,
     ],
-    ["a body that is an array", "/api/personify", [1, 2], /must be a JSON object/u],
+    ["a body that is an array", "/api/personify", [1, 2], /must be a JSON object, not an array$/u],
+    [
+      "a body that is null",
+      "/api/chat",
+      null,
+      /^the request body must be a JSON object, not null$/u,
+    ],
+    ["a body that is a string", "/api/quickstart", '"Hi"', /must be a JSON object, not a string$/u],
   ];
   it.each(cases)("%s", async (_name, path, body, message) => {
     const result = await post(path, body);
@@ -227,6 +285,16 @@ describe("validation errors (400, type validation): say what to fix", () => {
         message: "the request body must be a JSON object sent with content-type: application/json",
       },
     });
+  });
+
+  it("a JSON null body is not called malformed JSON", async () => {
+    for (const path of ["/api/quickstart", "/api/chat", "/api/personify"]) {
+      const result = await post(path, "null");
+      expect(result.status, path).toBe(400);
+      const message = (result.body as { error: { message: string } }).error.message;
+      expect(message, path).toBe("the request body must be a JSON object, not null");
+      expect(message, path).not.toContain("not valid JSON");
+    }
   });
 
   it("an unknown /api route is 404 and another method 405, in the same error format", async () => {

@@ -118,11 +118,18 @@ describeWithBrowser("the plugin's key setup in a real browser", () => {
     await page.getByRole("button", { name: "Approve" }).click();
     await page.getByRole("heading", { name: "Login complete" }).waitFor();
     await saveScreenshot(page, "plugin-setup/02-callback");
+    expect(await page.locator("p").first().textContent()).toMatch(
+      /^Claude Code \(the Persona Reply plugin\) received your new key \(prk_…\w{4}\)\.$/u,
+    );
+    expect(await page.content()).toContain("go back to Claude Code.");
     printed.push(await page.content());
     await page.close();
 
     expect(await setup.exit).toBe(0);
     printed.push(setup.stdout(), setup.stderr());
+    // persona-mcp's flag for its env file is --dotenv (Node would take --env-file itself).
+    expect(setup.stdout()).toContain("or the file its --dotenv flag names");
+    expect(setup.stdout()).not.toContain("--env-file");
     const text = fs.readFileSync(envFile, "utf8");
     const values = readEnvValues(text);
     const key = values.SERVICE_API_KEY ?? "";

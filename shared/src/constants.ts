@@ -21,6 +21,14 @@ export const ENDPOINT_PATHS = {
 } as const;
 
 /**
+ * Path of the models list, `GET /api/v1/models`, and with `/{id}` appended
+ * of one model. Not in the spec (§4 "other detail of the endpoints: not
+ * shown"): completions-style clients list models before anything else, so
+ * the service answers in their list format with the personas a key may use.
+ */
+export const MODELS_PATH = `${API_PREFIX}/models`;
+
+/**
  * Size limits the spec leaves open (spec §8.6 "not shown"); chosen by us and
  * documented in shared/README.md.
  */

@@ -19,6 +19,7 @@ export {
   ENDPOINT_PATHS,
   LIMITS,
   LOGIN_PATH,
+  MODELS_PATH,
   SERVICE_SLUG,
 } from "./constants.js";
 export {
@@ -56,6 +57,12 @@ export {
   type TextPart,
   textPartSchema,
 } from "./message.js";
+export {
+  type Model,
+  type ModelList,
+  modelListSchema,
+  modelSchema,
+} from "./models.js";
 export { personaIdSchema } from "./persona-id.js";
 export {
   type PersonifyRequest,

@@ -4,6 +4,20 @@ import type { Persona } from "../personas/persona.js";
 import type { PersonaStore } from "../personas/persona-store.js";
 
 /**
+ * Checks that the key's account is active (spec §7 row 403).
+ *
+ * @throws {ServiceError} `account_inactive` (403) when it is suspended or closed
+ */
+export function requireActiveOwner(owner: KeyOwner): void {
+  if (owner.accountStatus !== "active") {
+    throw new ServiceError(
+      "account_inactive",
+      "API key not associated with an active billing account",
+    );
+  }
+}
+
+/**
  * Resolves the persona a request names and checks the caller may use it.
  * A persona of another account is indistinguishable from a missing one.
  *
@@ -18,12 +32,7 @@ export async function authorizePersona(
   personas: PersonaStore,
   param: string,
 ): Promise<Persona> {
-  if (owner.accountStatus !== "active") {
-    throw new ServiceError(
-      "account_inactive",
-      "API key not associated with an active billing account",
-    );
-  }
+  requireActiveOwner(owner);
   const persona = await personas.find(personaId);
   if (persona === undefined || persona.accountId !== owner.accountId) {
     throw new ServiceError(

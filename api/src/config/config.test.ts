@@ -46,3 +46,19 @@ describe("PERSONA_DATABASE_URL (issue 13)", () => {
     expect(message).not.toMatch(/ret\/Pw42/u);
   });
 });
+
+describe("PERSONA_DEMO_EMAIL (the address the demo seed allows to sign in)", () => {
+  it("defaults to a local address the sign-in form accepts; empty means none", () => {
+    expect(loadConfig({}).PERSONA_DEMO_EMAIL).toBe("you@persona.localhost");
+    expect(loadConfig({ PERSONA_DEMO_EMAIL: "" }).PERSONA_DEMO_EMAIL).toBeNull();
+    expect(loadConfig({ PERSONA_DEMO_EMAIL: " Ops@Example.TEST " }).PERSONA_DEMO_EMAIL).toBe(
+      "ops@example.test",
+    );
+  });
+
+  it("names the variable when the value is no address", () => {
+    expect(() => loadConfig({ PERSONA_DEMO_EMAIL: "nope" })).toThrow(
+      "PERSONA_DEMO_EMAIL: must be an e-mail address, or empty for none",
+    );
+  });
+});

@@ -42,6 +42,24 @@ export const configSchema = z.object({
   /** Where the first run writes the demo SERVICE_* values (mode 0600). */
   PERSONA_ENV_FILE: z.string().min(1).default("./.env"),
   /**
+   * The address the demo seed allows to sign in to the playground as the demo
+   * account (seed/demo-seed.ts). A `.localhost` address reaches no mailbox:
+   * without SMTP the sign-in link is printed on the console. Empty: none.
+   */
+  PERSONA_DEMO_EMAIL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(
+      z.union([
+        z.literal(""),
+        z.email({ error: "must be an e-mail address, or empty for none" }).max(254),
+      ]),
+    )
+    // null, not undefined: zod would put the default in place of an undefined output.
+    .transform((value) => (value === "" ? null : value))
+    .default("you@persona.localhost"),
+  /**
    * Base URL of the `openai-compatible` upstream (e.g. http://127.0.0.1:11434/v1 for Ollama)
    * when no upstream file is given.
    */

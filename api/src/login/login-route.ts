@@ -13,13 +13,7 @@ import {
   type LoginParameters,
   type LoginSource,
 } from "./login-parameters.js";
-
-/** How each `source` is named on the consent page. */
-const SOURCE_LABELS: Record<LoginSource, string> = {
-  cli: "the persona command-line tool",
-  codex: "the Codex plugin",
-  claude_code: "the Claude Code plugin",
-};
+import { SOURCE_LABELS } from "./source-labels.js";
 
 /** The key name used when the caller sent none. */
 export function defaultKeyName(source: LoginSource | undefined): string {

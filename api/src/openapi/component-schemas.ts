@@ -8,6 +8,8 @@ import {
   jsonErrorBodySchema,
   LIMITS,
   messageSchema,
+  modelListSchema,
+  modelSchema,
   personifyRequestSchema,
   personifyResponseSchema,
   rateLimitSchema,
@@ -184,6 +186,29 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
         logprobs: "Always null.",
         finish_reason: 'Always "stop".',
         chunks: "Extra field: the text split into pieces.",
+      },
+    },
+  ],
+  [
+    modelListSchema,
+    {
+      id: "ModelList",
+      description:
+        "Body of GET /api/v1/models: the personas the key's account may use, in the completions dialect's list format, oldest first.",
+      properties: { object: 'Always "list".', data: "One model per persona." },
+    },
+  ],
+  [
+    modelSchema,
+    {
+      id: "Model",
+      description:
+        "A persona as a model of the completions dialect; also the body of GET /api/v1/models/{id}.",
+      properties: {
+        id: "The persona ID: what /completions takes as `model`.",
+        object: 'Always "model".',
+        created: "When the persona was created, in Unix seconds.",
+        owned_by: "The ID of the account that owns the persona.",
       },
     },
   ],

@@ -2,6 +2,7 @@ import { API_PREFIX, API_VERSION, CLIENT_VERSION } from "@persona-reply/shared";
 import { apiPaths } from "./api-operations.js";
 import { browserPaths } from "./browser-operations.js";
 import { componentSchemas } from "./component-schemas.js";
+import { modelsPaths } from "./models-operations.js";
 import type { HeaderObject, OpenApiDocument } from "./openapi-types.js";
 import { servicePaths } from "./service-operations.js";
 
@@ -85,7 +86,8 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     tags: [
       {
         name: "API",
-        description: "The three operations (spec §4.1–4.3), billed and rate limited.",
+        description:
+          "The three operations (spec §4.1–4.3), billed and rate limited, and the models list of completions-style clients.",
       },
       {
         name: "Browser login",
@@ -95,9 +97,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         name: "Playground",
         description: "Server-rendered pages: sign-in, keys, sessions, chat (spec §1.6, §5.3).",
       },
-      { name: "Operations", description: "Health, metrics and this reference." },
+      {
+        name: "Operations",
+        description: "Health, metrics, this reference, the landing page and the site icon.",
+      },
     ],
-    paths: { ...apiPaths(), ...browserPaths(), ...servicePaths() },
+    paths: { ...apiPaths(), ...modelsPaths(), ...browserPaths(), ...servicePaths() },
     components: {
       schemas: componentSchemas(),
       securitySchemes: {

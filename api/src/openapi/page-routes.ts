@@ -222,7 +222,7 @@ export const PAGE_ROUTES: PageRoute[] = [
     tag: "Playground",
     summary: "API keys",
     description:
-      "The account's keys: name, masked key (prk_…abcd), created, last used (spec §5.3).",
+      "The account's keys: name, masked key (prk_…abcd), created, last used (spec §5.3). Right after POST /keys it also shows the new key, once.",
     session: true,
     responses: { "200": "The keys page.", "303": SIGNED_OUT_GET },
   },
@@ -232,11 +232,12 @@ export const PAGE_ROUTES: PageRoute[] = [
     operationId: "createKey",
     tag: "Playground",
     summary: "Create an API key",
-    description: "Creates a key; the answer shows it once (no-store) with a Copy button.",
+    description:
+      "Creates a key and redirects to GET /keys, which shows it once (no-store) with a Copy button: post, redirect, get, so a reload creates no second key. The key waits for that page sealed with the session's cookie secret, never in the URL.",
     session: true,
     form: [{ name: "name", required: true, description: "Key name, 1–100 characters." }],
     responses: {
-      "201": "The keys page with the new key, shown once.",
+      "303": "To /keys, which shows the new key once.",
       "400": "Invalid key name.",
       "401": "Not signed in.",
       "403": "The CSRF token is missing or wrong, or the account is not active.",

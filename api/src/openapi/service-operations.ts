@@ -1,5 +1,6 @@
 import { API_PREFIX } from "@persona-reply/shared";
 import { METRICS_PATH } from "../metrics/metrics-route.js";
+import { FAVICON_PATH } from "../pages/favicon.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
 import type { PathItemObject } from "./openapi-types.js";
 
@@ -17,9 +18,42 @@ export const READINESS_PATH = "/readyz";
 
 const requestIdOnly = { "x-request-id": HEADER_REFERENCES.requestId };
 
-/** The operational routes: health, metrics, this document and its reference page. */
+/** The operational routes: health, metrics, this document and its reference page, the landing page and the icon. */
 export function servicePaths(): Record<string, PathItemObject> {
   return {
+    "/": {
+      get: {
+        operationId: "landingPage",
+        tags: ["Operations"],
+        summary: "Landing page",
+        description:
+          "What the service is, its API base URL, and links to the API reference, the playground, the keys and sign-in.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The landing page.",
+            headers: requestIdOnly,
+            content: { "text/html": { schema: { type: "string" } } },
+          },
+        },
+      },
+    },
+    [FAVICON_PATH]: {
+      get: {
+        operationId: "favicon",
+        tags: ["Operations"],
+        summary: "Site icon",
+        description: "The icon every page links: an ICO holding a 32×32 PNG. Cached for a day.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The icon.",
+            headers: requestIdOnly,
+            content: { "image/x-icon": { schema: { type: "string", description: "ICO bytes." } } },
+          },
+        },
+      },
+    },
     [HEALTH_PATH]: {
       get: {
         operationId: "health",

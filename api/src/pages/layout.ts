@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import { FAVICON_PATH } from "./favicon.js";
 import { html, type SafeHtml } from "./html.js";
 import { CSRF_FIELD, pageLocals } from "./web-support.js";
 
@@ -21,7 +22,7 @@ const STYLE = html`<style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
   body { margin: 0; }
   header { display: flex; gap: 1rem; align-items: center; padding: .75rem 1.5rem; border-bottom: 1px solid #8884; }
-  header .brand { font-weight: 600; margin-right: auto; }
+  header .brand { font-weight: 600; margin-right: auto; color: inherit; text-decoration: none; }
   header form { margin: 0; }
   main { max-width: 52rem; margin: 0 auto; padding: 1.5rem; }
   table { border-collapse: collapse; width: 100%; }
@@ -67,10 +68,11 @@ export function sendPage(_request: Request, response: Response, content: PageCon
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${content.title} · Persona Reply</title>
+<link rel="icon" href="${FAVICON_PATH}" sizes="32x32">
 ${STYLE}
 </head>
 <body>
-<header><span class="brand">Persona Reply</span>${navigation}</header>
+<header><a class="brand" href="/">Persona Reply</a>${navigation}</header>
 <main>
 <h1>${content.title}</h1>
 ${content.body}

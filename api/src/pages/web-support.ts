@@ -46,6 +46,11 @@ export interface WebSupport {
   /** Clears the session cookie (sign-out, dead session). */
   clearSessionCookie(response: Response): void;
   /**
+   * The session cookie's secret sent with a request (check the session
+   * first), to seal what only that browser may read back. Never log it.
+   */
+  sessionSecret(request: Request): string | undefined;
+  /**
    * The site origin for links in mail: `PERSONA_PUBLIC_URL` when set,
    * otherwise the address the request arrived on (never the Host header,
    * which a client controls).
@@ -199,6 +204,8 @@ export function createWebSupport(services: Services): WebSupport {
     clearSessionCookie(response) {
       response.clearCookie(sessionCookie, cookieBase);
     },
+    sessionSecret: (request) =>
+      (request.cookies as Record<string, string | undefined> | undefined)?.[sessionCookie],
     origin: (request) => publicUrl ?? socketOrigin(request),
   };
 }

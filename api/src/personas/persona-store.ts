@@ -33,6 +33,7 @@ function toPersona(row: PersonasTable): Persona {
     traits: personaTraitsSchema.parse(JSON.parse(row.traits)),
     personifyAccess: row.personify_access === 1,
     route: routeOf(row),
+    createdAt: row.created_at,
   };
   if (row.self_serve_price_micros !== null) {
     persona.selfServePriceMicros = Number(row.self_serve_price_micros);

@@ -17,6 +17,8 @@ export interface Persona {
    * operator configuration); never empty.
    */
   route: ModelRoute;
+  /** When the operator created the persona (ISO 8601 UTC); `created` of the models list. */
+  createdAt: string;
   /**
    * Price per request in micro-units of USD when the operator made the
    * persona self-serve (spec §5.6: requests without a key get a 402 x402

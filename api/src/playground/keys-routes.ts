@@ -11,9 +11,24 @@ import {
   requireActiveAccount,
   requireRoomForKey,
 } from "./account-access.js";
+import { type KeyFlash, KeyFlashStore } from "./key-flash-store.js";
 
 function when(iso: string | null): string {
   return iso === null ? "never" : `${iso.slice(0, 16).replace("T", " ")} UTC`;
+}
+
+/** The notice showing keys just created, once, with a Copy button (one key: the usual case). */
+function newKeysNotice(created: KeyFlash[]): SafeHtml | undefined {
+  if (created.length === 0) return undefined;
+  const notices = created.map(
+    (flash, index) => html`<div class="notice new-key-notice">
+      <p><strong>Key “${flash.name}” created.</strong> Copy it now: it is shown only this once and cannot be shown again.</p>
+      <p class="secret"${index === 0 ? html` id="new-key"` : ""}>${flash.key}</p>
+      ${index === 0 ? html`<p><button type="button" id="copy-key">Copy</button> <span id="copy-status" class="muted" aria-live="polite"></span></p>` : ""}
+    </div>`,
+  );
+  return html`<div id="new-key-notice">${notices}</div>
+    <script src="/playground/assets/keys.js"></script>`;
 }
 
 function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): SafeHtml {
@@ -49,17 +64,28 @@ function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): S
 /**
  * `/keys` (spec §5.3): create a named key (shown once, with a copy button),
  * list keys (name, `prk_…` and last four, created, last used), revoke.
+ * Creating follows post, redirect, get: `POST /keys` keeps the new key as a
+ * one-time flash of the session (sealed, see {@link KeyFlashStore}) and
+ * redirects to `GET /keys`, which shows it once; reloading that page shows
+ * the list and creates nothing.
  */
 export function createKeysRouter(web: WebSupport): Router {
   const { services } = web;
+  const flashes = new KeyFlashStore(services.database);
   const router = Router();
 
   router.get("/keys", ...web.page, async (request, response) => {
     const session = requireSession(request, response);
     if (session === undefined) return;
+    const secret = web.sessionSecret(request);
+    const created = secret === undefined ? [] : await flashes.take(session.id, secret);
     const csrfToken = web.csrfToken(request, response);
     const keys = await services.keys.list(session.accountId);
-    sendPage(request, response, { title: "API keys", csrfToken, body: keysBody(keys, csrfToken) });
+    sendPage(request, response, {
+      title: "API keys",
+      csrfToken,
+      body: keysBody(keys, csrfToken, newKeysNotice(created)),
+    });
   });
 
   router.post("/keys", ...web.page, async (request, response) => {
@@ -69,25 +95,16 @@ export function createKeysRouter(web: WebSupport): Router {
     const checked = checkKeyName(formField(request, "name") ?? "");
     if (!checked.ok) throw new PageError(400, `The key name ${checked.reason}.`);
     await requireRoomForKey(services, session.accountId);
+    const secret = web.sessionSecret(request);
+    if (secret === undefined) throw new PageError(401, "You are not signed in. Sign in again.");
     const { record, key } = await services.keys.create(session.accountId, checked.name);
     services.logger.info(
       { keyId: record.id, masked: record.masked, accountId: session.accountId },
       "key created in the playground",
     );
-    const csrfToken = web.csrfToken(request, response);
-    const keys = await services.keys.list(session.accountId);
-    const notice = html`<div class="notice" id="new-key-notice">
-      <p><strong>Key “${record.name}” created.</strong> Copy it now: it is shown only this once and cannot be shown again.</p>
-      <p class="secret" id="new-key">${key}</p>
-      <p><button type="button" id="copy-key">Copy</button> <span id="copy-status" class="muted" aria-live="polite"></span></p>
-    </div>
-    <script src="/playground/assets/keys.js"></script>`;
-    sendPage(request, response, {
-      title: "API keys",
-      status: 201,
-      csrfToken,
-      body: keysBody(keys, csrfToken, notice),
-    });
+    await flashes.put(session.id, secret, { name: record.name, key });
+    // Post, redirect, get: a reload of the page that shows the key creates no second key.
+    response.redirect(303, "/keys");
   });
 
   router.post("/keys/:id/revoke", ...web.page, async (request, response) => {

@@ -1,6 +1,7 @@
 import nodemailer from "nodemailer";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
+import { type OperatorConsole, operatorConsoleFor } from "./operator-console.js";
 
 /** A sign-in mail to send. */
 export interface SignInMail {
@@ -14,7 +15,7 @@ export interface SignInMail {
 
 /** Sends the playground's mail. */
 export interface Mailer {
-  /** Whether mail really goes out (SMTP configured), or the link only goes to the log. */
+  /** Whether mail really goes out (SMTP configured), or the link is printed on the console. */
   readonly delivers: boolean;
   /**
    * Sends a sign-in link.
@@ -39,18 +40,29 @@ function signInText(mail: SignInMail): string {
 
 /**
  * Builds the mailer: SMTP through nodemailer when `PERSONA_SMTP_URL` is set;
- * otherwise (development) each sign-in link is written to the server log —
- * that log line is the only place it appears.
+ * otherwise (development) each sign-in link is printed on the operator's
+ * console as one plain line starting `SIGN-IN LINK`, the only place it
+ * appears; the JSON log says a link was printed, without the link (a
+ * credential until used).
+ *
+ * @param operatorConsole - where the plain line goes; standard error unless the log is silent
  */
-export function createMailer(config: Config, logger: Logger): Mailer {
+export function createMailer(
+  config: Config,
+  logger: Logger,
+  operatorConsole: OperatorConsole = operatorConsoleFor(logger),
+): Mailer {
   const smtpUrl = config.PERSONA_SMTP_URL;
   if (smtpUrl === undefined) {
     return {
       delivers: false,
       async sendSignInLink(mail) {
+        operatorConsole(
+          `SIGN-IN LINK for ${mail.to} (no SMTP server configured, so it is printed here; it works once, for ${mail.expiresInMinutes} minutes): ${mail.link}`,
+        );
         logger.warn(
-          { to: mail.to, signInLink: mail.link },
-          "no SMTP configured (PERSONA_SMTP_URL): the sign-in link is written here instead of mailed",
+          { to: mail.to },
+          "no SMTP configured (PERSONA_SMTP_URL): the sign-in link was printed on the console (standard error) instead of mailed",
         );
       },
     };

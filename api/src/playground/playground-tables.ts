@@ -7,6 +7,7 @@ export interface PlaygroundTables {
   playground_emails: PlaygroundEmailsTable;
   sign_in_tokens: SignInTokensTable;
   playground_sessions: PlaygroundSessionsTable;
+  playground_key_flashes: KeyFlashesTable;
 }
 
 /** An e-mail address the operator allowed to sign in, and the account it signs in to. */
@@ -42,4 +43,21 @@ export interface PlaygroundSessionsTable {
   expires_at: string;
   last_seen_at: string;
   revoked_at: string | null;
+}
+
+/**
+ * A new key waiting to be shown once on `/keys` after the redirect that
+ * follows its creation (migration `0007_playground_key_flashes`). The key is
+ * sealed with a key derived from the session's cookie secret, which the
+ * store never holds, so the table alone reveals no key.
+ */
+export interface KeyFlashesTable {
+  id: string;
+  /** The session (`playground_sessions.id`) the key is shown to. */
+  session_id: string;
+  /** The key's name and the key, AES-256-GCM sealed: base64url of IV, ciphertext and tag. */
+  sealed: string;
+  created_at: string;
+  /** After this the key is no longer shown (it stays usable; the list shows it masked). */
+  expires_at: string;
 }

@@ -9,6 +9,7 @@ import type { RateLimits } from "../rate-limits/rate-limit-windows.js";
 import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { AllowedEmailStore, normalizeEmail } from "./allowed-email-store.js";
 import type { Mailer } from "./mailer.js";
+import { deliveryNotice, reportRefusedAddress, waitingToolNotice } from "./sign-in-notices.js";
 import { SIGN_IN_LINK_LIFETIME_MS, SignInTokenStore } from "./sign-in-token-store.js";
 
 /**
@@ -27,7 +28,7 @@ function hashed(text: string): string {
 }
 
 function signInForm(csrfToken: string, returnTo: string | undefined, email = "") {
-  return html`<p>Enter the e-mail address the operator allowed for the playground. We send a
+  return html`${waitingToolNotice(returnTo)}<p>Enter the e-mail address the operator allowed for the playground. We send a
   sign-in link to it.</p>
   <form method="post" action="/sign-in">
     ${csrfField(csrfToken)}
@@ -119,11 +120,14 @@ export function createSignInRouter(web: WebSupport, mailer: Mailer, limiter: Rat
         .catch((error: unknown) =>
           services.logger.error({ err: error }, "could not send the sign-in mail"),
         );
+    } else {
+      reportRefusedAddress(email, services.logger, mailer);
     }
     sendPage(request, response, {
       title: "Check your e-mail",
-      body: html`<p class="notice">If <strong>${email}</strong> is allowed to use the playground,
+      body: html`${waitingToolNotice(returnTo)}<p class="notice">If <strong>${email}</strong> is allowed to use the playground,
         a sign-in link is on its way. It works once, for ${SIGN_IN_LINK_LIFETIME_MS / 60_000} minutes.</p>
+        ${deliveryNotice(mailer)}
         <p class="muted">Nothing arrives? Check the address, or ask the operator to allow it.</p>`,
     });
   });

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type PersonaFile, personaFileSchema } from "../personas/persona-traits.js";
+import { AllowedEmailStore } from "../playground/allowed-email-store.js";
+import { type OperatorConsole, operatorConsoleFor } from "../playground/operator-console.js";
 import type { Services } from "../services.js";
 import { readEnvFile, updateEnvFile } from "./env-file.js";
 
@@ -27,6 +29,45 @@ export interface SeedReport {
   seeded: boolean;
   envFile: string;
   personaId?: string;
+  /** The address that may sign in to the playground as the demo account, when there is one. */
+  demoEmail?: string;
+}
+
+/**
+ * Allows `PERSONA_DEMO_EMAIL` to sign in to the playground as the demo
+ * account, unless it is empty, already allowed for another account, or the
+ * operator allowed other addresses for the demo account (their choice is
+ * kept). An address the operator removed comes back at the next start only
+ * when the demo account has no address left.
+ *
+ * @returns the address when it may sign in to the demo account
+ */
+async function allowDemoEmail(services: Services, accountId: string): Promise<string | undefined> {
+  const address = services.config.PERSONA_DEMO_EMAIL;
+  if (address === null) return undefined;
+  const emails = new AllowedEmailStore(services.database);
+  const holder = await emails.find(address);
+  if (holder !== undefined) return holder.accountId === accountId ? address : undefined;
+  if ((await emails.list(accountId)).length > 0) return undefined;
+  await emails.allow(address, accountId);
+  return address;
+}
+
+/** Tells the operator, on the console, which address signs in to the demo account and where. */
+function announceDemoEmail(
+  services: Services,
+  baseUrl: string,
+  demoEmail: string | undefined,
+  operatorConsole: OperatorConsole,
+): void {
+  if (demoEmail === undefined) return;
+  const delivery =
+    services.config.PERSONA_SMTP_URL === undefined
+      ? "; no SMTP server is configured, so the sign-in link is printed on this console"
+      : "";
+  operatorConsole(
+    `playground sign-in for the demo account: ${demoEmail} at ${baseUrl}/sign-in${delivery}`,
+  );
 }
 
 /**
@@ -34,16 +75,28 @@ export interface SeedReport {
  * access) and a demo key, and writes SERVICE_API_KEY, SERVICE_PERSONA_ID and
  * SERVICE_BASE_URL to the env file (mode 0600) instead of printing the key.
  * Later runs keep SERVICE_BASE_URL following the port, and mint a new demo
- * key only when the env file lost its key.
+ * key only when the env file lost its key. Every run allows
+ * `PERSONA_DEMO_EMAIL` to sign in to the playground as the demo account
+ * (see {@link allowDemoEmail}) and prints that address on the console.
+ *
+ * @param operatorConsole - where the plain line for the operator goes; standard error unless the log is silent
  */
-export async function seedDemo(services: Services, baseUrl: string): Promise<SeedReport> {
+export async function seedDemo(
+  services: Services,
+  baseUrl: string,
+  operatorConsole: OperatorConsole = operatorConsoleFor(services.logger),
+): Promise<SeedReport> {
   const envFile = services.config.PERSONA_ENV_FILE;
   const accounts = await services.accounts.list();
   const existing = readEnvFile(envFile);
   let demo = accounts.find((account) => account.name === DEMO_ACCOUNT_NAME);
   if (accounts.length > 0 && (demo === undefined || existing.SERVICE_API_KEY !== undefined)) {
     if (fs.existsSync(envFile)) updateEnvFile(envFile, { SERVICE_BASE_URL: baseUrl });
-    return { seeded: false, envFile };
+    const demoEmail = demo === undefined ? undefined : await allowDemoEmail(services, demo.id);
+    announceDemoEmail(services, baseUrl, demoEmail, operatorConsole);
+    return demoEmail === undefined
+      ? { seeded: false, envFile }
+      : { seeded: false, envFile, demoEmail };
   }
   if (demo === undefined) {
     demo = await services.accounts.create(DEMO_ACCOUNT_NAME);
@@ -59,5 +112,9 @@ export async function seedDemo(services: Services, baseUrl: string): Promise<See
     SERVICE_PERSONA_ID: persona.id,
     SERVICE_BASE_URL: baseUrl,
   });
-  return { seeded: true, envFile, personaId: persona.id };
+  const demoEmail = await allowDemoEmail(services, demo.id);
+  announceDemoEmail(services, baseUrl, demoEmail, operatorConsole);
+  return demoEmail === undefined
+    ? { seeded: true, envFile, personaId: persona.id }
+    : { seeded: true, envFile, personaId: persona.id, demoEmail };
 }

@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { billingMigration } from "../billing/billing-migration.js";
 import { modelRoutesMigration } from "../personas/model-routes-migration.js";
+import { keyFlashMigration } from "../playground/key-flash-migration.js";
 import { playgroundMigration } from "../playground/playground-migration.js";
 import { rateLimitMigration } from "../rate-limits/rate-limit-migration.js";
 import { coreMigration } from "./core-migration.js";
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0004_rate_limit_buckets": rateLimitMigration,
   "0005_storage_changes": storageMigration,
   "0006_model_routes": modelRoutesMigration,
+  "0007_playground_key_flashes": keyFlashMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

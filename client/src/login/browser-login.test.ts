@@ -50,7 +50,10 @@ describe("loginWithBrowser", () => {
     const page = (await response?.text()) ?? "";
     expect(result.apiKey === apiKey).toBe(true);
     expect(result.maskedApiKey).toBe(`prk_…${apiKey.slice(-4)}`);
-    expect(page).toContain("You can close this tab");
+    expect(page).toContain(
+      `The persona command-line tool received your new key (prk_…${apiKey.slice(-4)}).`,
+    );
+    expect(page).toContain("You can close this tab and go back to your terminal.");
     expect(page.includes(apiKey)).toBe(false);
     expect(progress[0]).toBe(0);
 
@@ -65,6 +68,27 @@ describe("loginWithBrowser", () => {
     );
     expect(Object.keys(jwk).sort()).toEqual(["alg", "e", "kty", "n", "use"]);
     expect(Buffer.from(jwk.n, "base64url").length * 8).toBe(2048);
+  });
+
+  it("names the requester on the last page by its source: Claude Code, Codex", async () => {
+    for (const [source, name, place] of [
+      ["claude_code", "Claude Code (the Persona Reply plugin)", "Claude Code"],
+      ["codex", "Codex (the Persona Reply plugin)", "Codex"],
+    ] as const) {
+      let browser: Promise<Response> | undefined;
+      await loginWithBrowser({
+        baseUrl: "http://127.0.0.1:9",
+        source,
+        openBrowser: async (url) => {
+          expect(new URL(url).searchParams.get("source")).toBe(source);
+          browser = fetch(await serviceAnswer(url));
+        },
+      });
+      const page = (await (await browser)?.text()) ?? "";
+      expect(page).toContain(`${name} received your new key (prk_…${apiKey.slice(-4)}).`);
+      expect(page).toContain(`You can close this tab and go back to ${place}.`);
+      expect(page).not.toContain("persona tool");
+    }
   });
 
   it("refuses a tampered state, tells the browser so, and returns nothing", async () => {

@@ -1,5 +1,5 @@
 import { maskApiKey } from "../settings/mask-api-key.js";
-import { callbackPage } from "./callback-page.js";
+import { callbackPage, receivedSentence } from "./callback-page.js";
 import { startCallbackServer } from "./callback-server.js";
 import { BrowserLoginError } from "./login-errors.js";
 import { buildLoginUrl, createLoginSecrets, type LoginSource } from "./login-request.js";
@@ -85,6 +85,7 @@ export async function loginWithBrowser(options: BrowserLoginOptions): Promise<Br
   const server = await startCallbackServer(options.callbackPort);
   const timers: Array<ReturnType<typeof setTimeout>> = [];
   let removeAbortListener = () => {};
+  const source = options.source ?? "cli";
   try {
     const url = buildLoginUrl({
       baseUrl: options.baseUrl,
@@ -92,7 +93,7 @@ export async function loginWithBrowser(options: BrowserLoginOptions): Promise<Br
       redirectUri: server.redirectUri,
       encodedPublicKey: secrets.encodedPublicKey,
       name: options.name,
-      source: options.source ?? "cli",
+      source,
     });
     options.onUrl?.(url);
     if (options.openBrowser !== false) {
@@ -137,12 +138,12 @@ export async function loginWithBrowser(options: BrowserLoginOptions): Promise<Br
       const maskedApiKey = maskApiKey(apiKey);
       await request.respond(
         200,
-        callbackPage("saved", `The persona tool received your new key (${maskedApiKey}).`),
+        callbackPage("saved", receivedSentence(source, maskedApiKey), source),
       );
       return { apiKey, maskedApiKey };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await request.respond(400, callbackPage("refused", message));
+      await request.respond(400, callbackPage("refused", message, source));
       throw error;
     }
   } finally {

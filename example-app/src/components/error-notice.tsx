@@ -8,6 +8,9 @@ function headingOf(error: ApiError): string {
     case "config":
       return "The example server is not configured";
     case "provider":
+      // 503 and 504 are the example server's own: no answer came from the service.
+      if (error.status === 503) return "The service could not be reached";
+      if (error.status === 504) return "The service did not answer in time";
       return error.status === 429
         ? "The service's limit is reached (429)"
         : `The service answered with an error (${error.status ?? 502})`;
@@ -24,6 +27,10 @@ function hintOf(error: ApiError): string | undefined {
     case "config":
       return "Restart the example server after setting it. The key stays on the server; this page never sees it.";
     case "provider":
+      if (error.status === 503) {
+        return "Check that the Persona Reply service is running and that the example server's SERVICE_BASE_URL points at it.";
+      }
+      if (error.status === 504) return "Try again in a moment.";
       return error.status === 429
         ? "The account's rate limit or balance is used up. Wait a moment, then try again."
         : undefined;

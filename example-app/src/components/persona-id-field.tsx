@@ -1,4 +1,4 @@
-import { useId } from "react";
+import { useEffect, useId, useState } from "react";
 
 /** Props of {@link PersonaIdField}. */
 export interface PersonaIdFieldProps {
@@ -8,12 +8,23 @@ export interface PersonaIdFieldProps {
 
 /**
  * The optional `personaId` of a request (spec §4.6), folded away: empty
- * means the server's `SERVICE_PERSONA_ID`.
+ * means the server's `SERVICE_PERSONA_ID`. The section opens and closes
+ * only when the person toggles it (or a value arrives while it is closed),
+ * never while its field is being edited — clearing the field keeps it open.
  */
 export function PersonaIdField({ value, onChange }: PersonaIdFieldProps) {
   const id = useId();
+  const [open, setOpen] = useState(value !== "");
+  const hasValue = value !== "";
+  useEffect(() => {
+    if (hasValue) setOpen(true);
+  }, [hasValue]);
   return (
-    <details className="persona-field" open={value !== ""}>
+    <details
+      className="persona-field"
+      open={open}
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+    >
       <summary>Use another persona (optional)</summary>
       <label htmlFor={id}>Persona ID</label>
       <input

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ApiFixture } from "../../../test-support/spawn-service.js";
+import type { AppOptions } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
 import { type RunningExampleServer, startServer } from "../../server/server.js";
 
@@ -12,13 +13,14 @@ import { type RunningExampleServer, startServer } from "../../server/server.js";
 export function startExample(
   environment: Record<string, string | undefined>,
   webDirectory?: string,
+  options: AppOptions = {},
 ): Promise<RunningExampleServer> {
   const config = loadConfig({
     environment: { EXAMPLE_PORT: "0", EXAMPLE_MAX_RETRIES: "0", ...environment },
     envFiles: [],
     ...(webDirectory === undefined ? {} : { webDirectory }),
   });
-  return startServer(config);
+  return startServer(config, options);
 }
 
 /** The `SERVICE_*` variables pointing at a running service, as its first run wrote them. */

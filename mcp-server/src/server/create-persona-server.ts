@@ -34,6 +34,19 @@ export interface PersonaServerOptions {
   maxRetries?: number;
 }
 
+/**
+ * What both tools tell clients about themselves: each call reaches the
+ * Persona Reply service (open world) and spends the account's balance, so
+ * neither is read-only; it adds a charge and destroys nothing; a repeated
+ * call is charged again and may answer differently (not idempotent).
+ */
+const TOOL_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+} as const;
+
 const SERVER_INSTRUCTIONS =
   "Persona Reply speaks as one custom persona, fixed by this server's configuration. Use generate to have the persona reply to a conversation, personify to rewrite finished text in its voice. Never ask the user for an API key in the chat: when a tool says the server is not set up, relay its setup steps.";
 
@@ -93,7 +106,7 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       description: GENERATE_TOOL_DESCRIPTION,
       inputSchema: generateInputShape,
       outputSchema: generateOutputShape,
-      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: false },
+      annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
       run(GENERATE_TOOL_NAME, extra.signal, async (settings, signal) => {
@@ -113,7 +126,7 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       description: PERSONIFY_TOOL_DESCRIPTION,
       inputSchema: personifyInputShape,
       outputSchema: personifyOutputShape,
-      annotations: { readOnlyHint: true, openWorldHint: true, idempotentHint: false },
+      annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
       run(PERSONIFY_TOOL_NAME, extra.signal, async (settings, signal) =>
@@ -121,5 +134,8 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       ),
   );
 
+  // The two tools never change, but the SDK's McpServer announces
+  // `tools.listChanged: true` once a tool is registered; say false instead.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }

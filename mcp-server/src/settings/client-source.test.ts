@@ -91,6 +91,7 @@ describe("createClientSource", () => {
     expect(fromProfile.personaId).toBe(PERSONA_A);
     expect(fromProfile.origins.personaId).toBe("SERVICE_PERSONA_ID in the environment");
     expect(fromProfile.origins.apiKey).toMatch(/^the persona tool's profile "default" \(/u);
+    expect(fromProfile.apiKeySource).toBe("profile");
     expect(fromProfile.client.baseUrl).toBe("http://127.0.0.1:7003");
 
     fs.writeFileSync(
@@ -100,6 +101,10 @@ describe("createClientSource", () => {
     const fromFile = source();
     expect(fromFile.maskedApiKey).toBe(`prk_…${KEY_B.slice(-4)}`);
     expect(fromFile.origins.apiKey).toBe(`SERVICE_API_KEY in ${envFile}`);
+    expect(fromFile.apiKeySource).toBe("env file");
+    expect(
+      createClientSource({ env: { ...env, SERVICE_API_KEY: KEY_A }, envFile })().apiKeySource,
+    ).toBe("environment");
     // The environment still wins over the file.
     expect(fromFile.personaId).toBe(PERSONA_A);
     expect(fromFile.client.baseUrl).toBe("http://127.0.0.1:7002");

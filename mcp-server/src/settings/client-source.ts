@@ -27,6 +27,13 @@ export interface ClientSourceOptions {
   fetch?: typeof fetch | undefined;
 }
 
+/**
+ * Where the API key came from, for what to change after a 401: the server's
+ * own environment (which wins over the env file), the env file, or the
+ * persona tool's profile.
+ */
+export type ApiKeySource = "environment" | "env file" | "profile";
+
 /** A configured client and where each of its settings came from, for messages. */
 export interface ActiveSettings {
   /** The client, built with `maxRetries: 0` (the tools retry themselves, never a 429). */
@@ -39,6 +46,8 @@ export interface ActiveSettings {
   secrets: readonly string[];
   /** Where each setting came from, in words, e.g. `SERVICE_API_KEY in /work/app/.env`. */
   origins: { apiKey: string; personaId: string; baseUrl: string };
+  /** Where the key came from, as a kind (see {@link ApiKeySource}). */
+  apiKeySource: ApiKeySource;
 }
 
 /** Returns the settings for one tool call; see {@link createClientSource}. */
@@ -132,11 +141,18 @@ export function createClientSource(options: ClientSourceOptions): ClientSource {
       maxRetries: 0,
       fetch: options.fetch,
     });
+    const apiKeySource: ApiKeySource =
+      settings.sources.apiKey === "profile"
+        ? "profile"
+        : (processEnv.SERVICE_API_KEY ?? "").trim() !== ""
+          ? "environment"
+          : "env file";
     return {
       client,
       personaId: client.personaId,
       maskedApiKey: client.maskedApiKey,
       secrets: [settings.apiKey],
+      apiKeySource,
       origins: {
         apiKey: origin("apiKey", settings.sources.apiKey),
         personaId: origin("personaId", settings.sources.personaId),

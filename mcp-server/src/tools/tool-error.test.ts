@@ -29,6 +29,7 @@ const settings: ActiveSettings = {
     personaId: "SERVICE_PERSONA_ID in the environment",
     baseUrl: "SERVICE_BASE_URL in the environment",
   },
+  apiKeySource: "env file",
 };
 
 function textResponse(status: number, body: string, headers: Record<string, string> = {}) {
@@ -66,11 +67,38 @@ describe("describeToolError", () => {
     expect(text).toContain(
       `The key in use is prk_…${KEY.slice(-4)}, from SERVICE_API_KEY in ${ENV_FILE}.`,
     );
-    expect(text).toContain("persona configure --api-key-stdin");
-    expect(text).toContain("plugin's setup command");
+    // From the env file: replace it there.
+    expect(text).toContain(`The key comes from SERVICE_API_KEY in ${ENV_FILE}`);
+    expect(text).toContain("plugin's setup command (`/persona:setup` in Claude Code)");
     expect(text).toContain("Never ask the user to paste the key into the chat.");
     expect(text).toMatch(/\nRequest ID: req-1$/u);
     expect(summary).toMatch(/^generate failed \(401\): /u);
+  });
+
+  it("after a 401, names where the key came from and what to change there", () => {
+    const refused = textResponse(401, "invalid API key");
+    const from = (apiKeySource: ActiveSettings["apiKeySource"], apiKey: string) =>
+      describeToolError(refused, {
+        tool: "generate",
+        settings: { ...settings, apiKeySource, origins: { ...settings.origins, apiKey } },
+        envFile: ENV_FILE,
+      }).result.content[0];
+    const environment = from("environment", "SERVICE_API_KEY in the environment");
+    const text = environment?.type === "text" ? environment.text : "";
+    expect(text).toContain("from SERVICE_API_KEY in the environment.");
+    expect(text).toContain(
+      `The key is set in this MCP server's own environment (SERVICE_API_KEY), which wins over ${ENV_FILE}`,
+    );
+    expect(text).toContain("would not be used");
+    expect(text).toContain("change SERVICE_API_KEY where this server is registered");
+    // It does not send the user to write a key the environment would hide.
+    expect(text).not.toContain("persona configure --api-key-stdin");
+    expect(text).not.toMatch(/^- In the coding agent: run/mu);
+
+    const profile = from("profile", `the persona tool's profile "default" (/home/x/profiles.json)`);
+    const profileText = profile?.type === "text" ? profile.text : "";
+    expect(profileText).toContain("The key comes from the persona tool's profile.");
+    expect(profileText).toContain("`persona login`");
   });
 
   it("says a persona without /personify access should use generate (403)", () => {
@@ -128,17 +156,25 @@ describe("describeToolError", () => {
     expect(text).toContain("Retrying will not help");
   });
 
-  it("passes 400/422 messages on with the rule to follow", () => {
+  it("passes 400/422 messages on saying only what is wrong", () => {
     const { text } = describe_(
       textResponse(422, "messages[0].role: the last message must have role user, not assistant"),
     );
-    expect(text).toContain(
-      "rejected the arguments (HTTP 422): messages[0].role: the last message must have role user, not assistant.",
+    expect(text).toBe(
+      "The Persona Reply service rejected the arguments (HTTP 422): messages[0].role: the last message must have role user, not assistant. Correct them and call again.\nRequest ID: req-1",
     );
-    expect(text).toContain("The history must end with a user message");
-    expect(describe_(textResponse(400, "raw: must be non-empty text"), "personify").text).toContain(
-      "`raw` must be non-empty text",
+    const raw = describe_(textResponse(400, "raw: must be non-empty text"), "personify").text;
+    expect(raw.match(/must be non-empty text/gu)).toHaveLength(1);
+  });
+
+  it("says a malformed persona ID is a setting of this server, not an argument (422)", () => {
+    const { text } = describe_(textResponse(422, "personaId: must be a persona ID (a UUID)"));
+    expect(text).toMatch(
+      /^The Persona Reply service refused the configured persona ID \(HTTP 422\): personaId: must be a persona ID \(a UUID\)\. The persona ID in use is \S+, from SERVICE_PERSONA_ID in the environment\./u,
     );
+    expect(text).toContain("persona configure --persona-id <persona UUID>");
+    expect(text).not.toContain("history");
+    expect(text).not.toContain("Correct them");
   });
 
   it("reports a 5xx with its type and request ID", () => {

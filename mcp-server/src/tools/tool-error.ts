@@ -16,7 +16,11 @@ import {
   UnprocessableEntityError,
 } from "@persona-reply/client";
 import type { ActiveSettings } from "../settings/client-source.js";
-import { SetupRequiredError, setupInstructions } from "../settings/setup-instructions.js";
+import {
+  replaceKeyInstructions,
+  SetupRequiredError,
+  setupInstructions,
+} from "../settings/setup-instructions.js";
 
 /** A tool's arguments break a rule the input schema cannot express (e.g. both `messages` and `message`). */
 export class ToolInputError extends Error {
@@ -61,6 +65,17 @@ function retryWords(seconds: number, now: number): string {
   return `${whole} second${whole === 1 ? "" : "s"} (at ${at})`;
 }
 
+/** How to set the persona ID, for a persona the service does not know or a malformed ID. */
+const SET_PERSONA_ID =
+  "`persona configure --persona-id <persona UUID>` in the user's terminal, or SERVICE_PERSONA_ID in this server's environment or env file. Retrying will not help.";
+
+/** " The persona ID in use is …, from …." when the settings are known. */
+function personaIdWords(settings: ActiveSettings | undefined): string {
+  return settings === undefined
+    ? ""
+    : ` The persona ID in use is ${settings.personaId}, from ${settings.origins.personaId}.`;
+}
+
 /** The message and what to do about it, by error class. */
 function explain(error: unknown, context: ToolErrorContext): { text: string; kind: string } {
   const settings = context.settings;
@@ -82,11 +97,19 @@ function explain(error: unknown, context: ToolErrorContext): { text: string; kin
     };
   }
   if (error instanceof AuthenticationError) {
+    // What to change depends on where the key came from: a new key in the
+    // env file does nothing while the environment still sets one.
+    const steps =
+      settings === undefined
+        ? [
+            "Ask the user to set up a valid key, then call again:",
+            ...setupInstructions(context.envFile).map((step) => `- ${step}`),
+          ]
+        : replaceKeyInstructions(settings.apiKeySource, context.envFile);
     return {
       text: [
         `The Persona Reply service refused the API key (${statusText(error)}): ${said(error.message)}${keyWords}`,
-        "Ask the user to set up a valid key, then call again:",
-        ...setupInstructions(context.envFile).map((step) => `- ${step}`),
+        ...steps,
       ].join("\n"),
       kind: "401",
     };
@@ -112,25 +135,28 @@ function explain(error: unknown, context: ToolErrorContext): { text: string; kin
     };
   }
   if (error instanceof NotFoundError) {
-    const where =
-      settings === undefined
-        ? ""
-        : ` The persona ID in use is ${settings.personaId}, from ${settings.origins.personaId}.`;
     return {
       text: [
-        `The Persona Reply service does not know this persona (${statusText(error)}): ${said(error.message)}${where}`,
-        "Check the persona ID the operator handed over at onboarding and set it: `persona configure --persona-id <persona UUID>` in the user's terminal, or SERVICE_PERSONA_ID in this server's environment or env file. Retrying will not help.",
+        `The Persona Reply service does not know this persona (${statusText(error)}): ${said(error.message)}${personaIdWords(settings)}`,
+        `Check the persona ID the operator handed over at onboarding and set it: ${SET_PERSONA_ID}`,
       ].join("\n"),
       kind: "404",
     };
   }
   if (error instanceof BadRequestError || error instanceof UnprocessableEntityError) {
-    const rule =
-      context.tool === "generate"
-        ? " The history must end with a user message with non-empty content; system and developer messages go before it."
-        : " `raw` must be non-empty text.";
+    // The service names the field and the rule it broke; say that only. The
+    // persona ID is no argument of the tools but a setting of this server.
+    if (/^personaId\b/u.test(error.message)) {
+      return {
+        text: [
+          `The Persona Reply service refused the configured persona ID (${statusText(error)}): ${said(error.message)}${personaIdWords(settings)}`,
+          `Set it to the persona UUID the operator handed over at onboarding: ${SET_PERSONA_ID}`,
+        ].join("\n"),
+        kind: String(error.status),
+      };
+    }
     return {
-      text: `The Persona Reply service rejected the arguments (${statusText(error)}): ${said(error.message)}${rule} Correct them and call again.`,
+      text: `The Persona Reply service rejected the arguments (${statusText(error)}): ${said(error.message)} Correct them and call again.`,
       kind: String(error.status),
     };
   }

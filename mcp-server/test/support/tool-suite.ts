@@ -25,7 +25,19 @@ export function defineToolSuite(transportName: string, connect: Connector): void
       expect(suite.tools.map((tool) => tool.name).sort()).toEqual(["generate", "personify"]);
       const generate = suite.tools.find((tool) => tool.name === "generate");
       expect(generate?.description).toMatch(/fixed by the server's configuration/u);
-      expect(generate?.annotations?.readOnlyHint).toBe(true);
+      // Each call spends the account's balance: neither tool is read-only.
+      for (const tool of suite.tools) {
+        expect(tool.annotations, tool.name).toMatchObject({
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: true,
+        });
+      }
+      // The list never changes, and the server does not claim it might.
+      const capabilities = suite.configured.client.getServerCapabilities();
+      expect(capabilities?.tools).toBeDefined();
+      expect(capabilities?.tools?.listChanged).not.toBe(true);
       const generateInput = suite.schemaOf("generate", "inputSchema");
       expect(Object.keys(generateInput?.properties ?? {}).sort()).toEqual([
         "history",
@@ -124,6 +136,28 @@ export function defineToolSuite(transportName: string, connect: Connector): void
       );
     });
 
+    it("says what is wrong once: a blank raw, and a persona ID that is no UUID", async () => {
+      const blank = await suite.call(suite.configured, "personify", { raw: "   " });
+      expect(blank.isError).toBe(true);
+      expect(firstText(blank)).toMatch(
+        /^The Persona Reply service rejected the arguments \(HTTP 400\): raw: must be non-empty text\. Correct them and call again\./u,
+      );
+      expect(firstText(blank).match(/must be non-empty text/gu)).toHaveLength(1);
+
+      const connection = await suite.launch(suite.serviceEnvironment(), [
+        "--persona-id",
+        "not-a-uuid",
+      ]);
+      const result = await suite.call(connection, "generate", { message: "Hi" });
+      expect(result.isError).toBe(true);
+      const text = firstText(result);
+      expect(text).toMatch(
+        /^The Persona Reply service refused the configured persona ID \(HTTP 422\): personaId: must be a persona ID \(a UUID\)\. The persona ID in use is not-a-uuid, from --persona-id\./u,
+      );
+      expect(text).not.toContain("history");
+      expect(text).not.toContain("user message");
+    });
+
     it("personify rewrites text: text and { personified, chunks }", async () => {
       const result = await suite.call(suite.configured, "personify", {
         raw: "The meeting moves to Thursday. Bring the seed catalogue.",
@@ -173,8 +207,34 @@ export function defineToolSuite(transportName: string, connect: Connector): void
       expect(text).toContain(
         `The key in use is prk_…${mistyped.slice(-4)}, from SERVICE_API_KEY in the environment.`,
       );
-      expect(text).toContain("persona configure --api-key-stdin");
+      // A key from the environment wins over the env file: change the environment.
+      const envFile = path.join(suite.workDirectory, ".env");
+      expect(text).toContain(
+        `The key is set in this MCP server's own environment (SERVICE_API_KEY), which wins over ${envFile}`,
+      );
+      expect(text).toContain("change SERVICE_API_KEY where this server is registered");
+      expect(text).not.toContain("persona configure --api-key-stdin");
       expect(text).toMatch(/\nRequest ID: [0-9a-f-]{36}$/u);
+    });
+
+    it("a mistyped key in the env file: says to replace it in that file", async () => {
+      const last = suite.api.apiKey.at(-1) === "A" ? "B" : "A";
+      const mistyped = `${suite.api.apiKey.slice(0, -1)}${last}`;
+      const folder = fs.mkdtempSync(path.join(suite.workDirectory, "env-file-"));
+      const envFile = path.join(folder, ".env");
+      fs.writeFileSync(
+        envFile,
+        `SERVICE_API_KEY=${mistyped}\nSERVICE_PERSONA_ID=${suite.api.personaId}\nSERVICE_BASE_URL=${suite.api.baseUrl}\n`,
+        { mode: 0o600 },
+      );
+      const connection = await suite.launch({}, [], folder);
+      const result = await suite.call(connection, "personify", { raw: "Hello." });
+      expect(result.isError).toBe(true);
+      const text = firstText(result);
+      expect(text).toContain(`from SERVICE_API_KEY in ${envFile}.`);
+      expect(text).toContain(`The key comes from SERVICE_API_KEY in ${envFile}`);
+      expect(text).toContain("run the Persona Reply plugin's setup command (`/persona:setup`");
+      expect(text).not.toContain("own environment");
     });
 
     it("an unknown persona: the service's 404 message and where the ID came from", async () => {

@@ -285,7 +285,7 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
     );
   }
   lines.push(
-    "persona-mcp reads its env file (.env in its working folder, or --env-file) at every tool call, so no restart is needed.",
+    "persona-mcp reads its env file (.env in its working folder, or the file its --dotenv flag names) at every tool call, so no restart is needed.",
   );
   io.stdout.write(`${lines.join("\n")}\n`);
   return SETUP_EXIT_CODES.saved;
