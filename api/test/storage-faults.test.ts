@@ -86,7 +86,12 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     expect(Math.max(...health)).toBeLessThan(1_000);
     expect(await metricValue(fixture.baseUrl, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(1);
     // Every request was answered: 200, or 503 with Retry-After in /generate's plain text.
-    expect(results.every((result) => result.status === 200 || result.status === 503)).toBe(true);
+    const unexpected = results
+      .filter((result) => result.status !== 200 && result.status !== 503)
+      .map(
+        (result) => `${result.status} after ${result.elapsedMs} ms: ${result.body.slice(0, 200)}`,
+      );
+    expect(unexpected).toEqual([]);
     const refused = results.filter((result) => result.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     for (const result of refused) {
@@ -184,9 +189,14 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
       size = fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0;
     }
     expect(size).toBeLessThanOrEqual(1024 * 1024);
-    expect(await metricValue(fixture.baseUrl, "persona_sqlite_wal_bytes")).toBeLessThanOrEqual(
-      1024 * 1024,
-    );
+    // The gauge follows the file within a few maintenance rounds.
+    let reported = await metricValue(fixture.baseUrl, "persona_sqlite_wal_bytes");
+    const reportedBy = Date.now() + 5_000;
+    while (reported > 1024 * 1024 && Date.now() < reportedBy) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      reported = await metricValue(fixture.baseUrl, "persona_sqlite_wal_bytes");
+    }
+    expect(reported).toBeLessThanOrEqual(1024 * 1024);
     expect(alive(fixture)).toBe(true);
   });
 
@@ -405,10 +415,11 @@ describe("the operator CLI while another process holds the write lock", () => {
   it("waits politely, says what it waits for, and completes when the lock frees", async () => {
     const fixture = await startApi();
     try {
-      const holder = holdSqlite(databaseOf(fixture), "immediate", 4_000);
+      // Held until the command has said it waits (however long a busy machine takes to
+      // start it), then a second more, then freed.
+      const holder = holdSqlite(databaseOf(fixture), "immediate", 60_000);
       await holder.started;
-      const started = Date.now();
-      const result = spawnSync(
+      const command = spawn(
         process.execPath,
         [
           path.resolve(MAIN_SCRIPT, "../admin/cli.js"),
@@ -419,17 +430,38 @@ describe("the operator CLI while another process holds the write lock", () => {
         ],
         {
           env: { ...process.env, PERSONA_DATABASE_URL: databaseOf(fixture) },
-          encoding: "utf8",
-          timeout: 30_000,
+          stdio: ["ignore", "pipe", "pipe"],
         },
       );
-      expect(result.status).toBe(0);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
-      expect(result.stderr).toMatch(
-        /waiting for the database: another process holds its write lock/u,
-      );
-      expect(result.stdout).toMatch(/balance/iu);
+      let stdout = "";
+      let stderr = "";
+      command.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+      });
+      let releasedAt: number | undefined;
+      command.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+        if (releasedAt === undefined && /waiting for the database/u.test(stderr)) {
+          releasedAt = Date.now() + 1_000;
+          setTimeout(() => holder.release(), 1_000);
+        }
+      });
+      let exitedAt = 0;
+      const status = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => command.kill("SIGKILL"), 45_000);
+        command.once("exit", (code) => {
+          exitedAt = Date.now();
+          clearTimeout(timer);
+          resolve(code);
+        });
+      });
+      holder.release();
       await holder.done;
+      expect(stderr).toMatch(/waiting for the database: another process holds its write lock/u);
+      expect(status).toBe(0);
+      // It completed only once the lock was freed, not by giving up early.
+      expect(exitedAt).toBeGreaterThanOrEqual(releasedAt ?? Number.POSITIVE_INFINITY);
+      expect(stdout).toMatch(/balance/iu);
     } finally {
       await fixture.stop();
     }

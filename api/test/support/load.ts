@@ -143,13 +143,14 @@ const API_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
  * transaction begun with `begin` (`immediate` takes the write lock, `deferred`
  * plus a read holds a read snapshot), holds it for `holdMs`, then commits.
  *
- * @returns resolves when the process has exited; `started` resolves once the lock is held
+ * @returns `started` resolves once the lock is held, `done` when the process
+ *   has exited; `release()` ends the process early (its lock goes with it)
  */
 export function holdSqlite(
   file: string,
   begin: "immediate" | "deferred",
   holdMs: number,
-): { started: Promise<void>; done: Promise<void> } {
+): { started: Promise<void>; done: Promise<void>; release(): void } {
   const script = `
     const Database = require("better-sqlite3");
     const db = new Database(process.argv[1]);
@@ -168,7 +169,7 @@ export function holdSqlite(
     child.once("exit", (code) => reject(new Error(`the lock holder exited with ${code}`)));
   });
   const done = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { started, done };
+  return { started, done, release: () => child.kill("SIGKILL") };
 }
 
 /** Reads one sample of a metric from the Prometheus text of `/metrics`. */

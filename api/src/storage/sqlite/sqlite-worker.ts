@@ -650,7 +650,7 @@ if (isWriter) {
         noticeChanges();
       }
       if (ticks % CHECKPOINT_EVERY_TICKS === 0 && openTransaction === null && walBytes() > 0) {
-        checkpoint();
+        post({ event: "stats", walBytes: checkpoint().walBytes });
       }
     } catch {
       // A locked or failing database is reported by the writes themselves.
