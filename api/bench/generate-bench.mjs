@@ -66,47 +66,32 @@ function startProcess(args, options, pattern) {
 const startReference = (script, extraArgs = []) =>
   startProcess([path.join(here, script), ...extraArgs], {}, /"url":"(http:\/\/[^"]+)"/u);
 
-function admin(databaseUrl, ...args) {
+/** Runs `persona-admin` on `databaseUrl`, with the service's upstream configuration in `environment`. */
+function admin(databaseUrl, environment, ...args) {
   const result = spawnSync(process.execPath, [adminScript, ...args], {
-    env: { ...process.env, PERSONA_DATABASE_URL: databaseUrl },
+    env: { ...process.env, ...environment, PERSONA_DATABASE_URL: databaseUrl },
     encoding: "utf8",
   });
   if (result.status !== 0) throw new Error(`persona-admin ${args.join(" ")}: ${result.stderr}`);
   return result.stdout.trim();
 }
 
-/** An account with 1 000 000.00 USD, a persona on `modelRoute`, and a key whose limits are far above the run. */
-function onboard(databaseUrl, modelRoute) {
-  const accountId = admin(databaseUrl, "account", "create", "Bench account");
-  admin(databaseUrl, "account", "topup", accountId, "1000000");
+/**
+ * An account with 1 000 000.00 USD, a persona on `route` (upstreams named as
+ * `environment` configures them), and a key whose limits are far above the run.
+ */
+function onboard(databaseUrl, route, environment = {}) {
+  const run = (...args) => admin(databaseUrl, environment, ...args);
+  const accountId = run("account", "create", "Bench account");
+  run("account", "topup", accountId, "1000000");
   const personaFile = path.join(directory, `persona-${randomBytes(4).toString("hex")}.json`);
-  fs.writeFileSync(personaFile, JSON.stringify({ ...examplePersona, modelRoute }));
-  const personaId = admin(
-    databaseUrl,
-    "persona",
-    "create",
-    "--account",
-    accountId,
-    "--file",
-    personaFile,
-  );
+  fs.writeFileSync(personaFile, JSON.stringify({ ...examplePersona, route }));
+  const personaId = run("persona", "create", "--account", accountId, "--file", personaFile);
   const keyFile = path.join(directory, `key-${randomBytes(4).toString("hex")}.txt`);
-  admin(databaseUrl, "key", "create", "--account", accountId, "--name", "bench", "--out", keyFile);
-  const [key] = JSON.parse(admin(databaseUrl, "key", "list", "--account", accountId));
+  run("key", "create", "--account", accountId, "--name", "bench", "--out", keyFile);
+  const [key] = JSON.parse(run("key", "list", "--account", accountId));
   const limit = "100000000";
-  admin(
-    databaseUrl,
-    "limits",
-    "set",
-    "--key",
-    key.id,
-    "--minute",
-    limit,
-    "--hour",
-    limit,
-    "--day",
-    limit,
-  );
+  run("limits", "set", "--key", key.id, "--minute", limit, "--hour", limit, "--day", limit);
   return { accountId, personaId, apiKey: fs.readFileSync(keyFile, "utf8").trim() };
 }
 
@@ -216,15 +201,17 @@ async function main(postgresUrl, postgresSkipped) {
   );
 
   const sqliteFile = path.join(directory, "bench.sqlite");
-  const offline = { provider: "offline", model: "offline-composer-1" };
-  const routed = { provider: "openai-compatible", model: "bench-model" };
-  const sqliteCustomer = onboard(sqliteFile, offline);
-  const upstreamCustomer = onboard(sqliteFile, routed);
-  const sqliteService = await startService(sqliteFile, {
+  const offline = [{ upstream: "offline", model: "offline-composer-1" }];
+  const routed = [{ upstream: "openai-compatible", model: "bench-model" }];
+  // The first configuration format's one OpenAI-compatible upstream, named "openai-compatible".
+  const upstreamEnvironment = {
     PERSONA_OPENAI_BASE_URL: `${upstream.url}/v1`,
     PERSONA_OPENAI_API_KEY: "bench",
     PERSONA_PROVIDER_MAX_RETRIES: "0",
-  });
+  };
+  const sqliteCustomer = onboard(sqliteFile, offline);
+  const upstreamCustomer = onboard(sqliteFile, routed, upstreamEnvironment);
+  const sqliteService = await startService(sqliteFile, upstreamEnvironment);
   const chat = JSON.stringify({
     model: "bench-model",
     messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
@@ -312,28 +299,28 @@ async function main(postgresUrl, postgresSkipped) {
     ]),
   );
 
-  // The service's CPU per request by thread, during a run of the SQLite target.
+  // The service's CPU per request by thread, during a run of a target.
+  const cpuOf = async (key) => {
+    const target = targets.find((entry) => entry.key === key);
+    const pid = sqliteService.child.pid;
+    const before = threadCpu(pid);
+    const run = await autocannon({
+      url: target.urls[0],
+      method: "POST",
+      headers: { "content-type": "application/json", ...target.headers },
+      body: target.body,
+      connections,
+      amount: 5_000,
+    });
+    const after = threadCpu(pid);
+    const requests = run.requests.total;
+    const usOf = (thread, ms) => ((ms - (before.get(thread) ?? 0)) * 1000) / requests;
+    let others = 0;
+    for (const [thread, ms] of after) if (thread !== pid) others += usOf(thread, ms);
+    return { main: usOf(pid, after.get(pid)), others };
+  };
   const sqliteTarget = targets.find((target) => target.key === "sqlite");
-  const before = threadCpu(sqliteService.child.pid);
-  const cpuStarted = Date.now();
-  const cpuRun = await autocannon({
-    url: sqliteTarget.urls[0],
-    method: "POST",
-    headers: { "content-type": "application/json", ...sqliteTarget.headers },
-    body: sqliteTarget.body,
-    connections,
-    amount: 5_000,
-  });
-  const cpuSeconds = (Date.now() - cpuStarted) / 1000;
-  const after = threadCpu(sqliteService.child.pid);
-  const requests = cpuRun.requests.total;
-  const perThread = [...after]
-    .map(([thread, ms]) => ({
-      thread,
-      usPerRequest: ((ms - (before.get(thread) ?? 0)) * 1000) / requests,
-    }))
-    .filter((entry) => entry.usPerRequest >= 5)
-    .sort((a, b) => b.usPerRequest - a.usPerRequest);
+  const cpu = { sqlite: await cpuOf("sqlite"), upstream: await cpuOf("upstream") };
   const expressTarget = targets[1];
   const expressPid = express.child.pid;
   const expressBefore = threadCpu(expressPid).get(expressPid);
@@ -354,7 +341,7 @@ async function main(postgresUrl, postgresSkipped) {
   };
 
   // The ledger after it all: sums to the balance, nothing reserved.
-  const account = JSON.parse(admin(sqliteFile, "account", "show", sqliteCustomer.accountId));
+  const account = JSON.parse(admin(sqliteFile, {}, "account", "show", sqliteCustomer.accountId));
   const ledgerOk =
     account.ledgerSumMicros === account.balanceMicros && account.reservedMicros === 0;
 
@@ -399,7 +386,7 @@ async function main(postgresUrl, postgresSkipped) {
   lines.push(
     `- Overhead at ${fixedRate} requests/s above the express route: p50 ${overheadP50.toFixed(2)} ms (target < 1 ms: ${overheadP50 < 1 ? "met" : "**missed**"}), p99 ${overheadP99.toFixed(2)} ms (target < 5 ms: ${overheadP99 < 5 ? "met" : "**missed**"}) — service p50/p99 ${fixed.sqlite.p50}/${fixed.sqlite.p99} ms, express ${fixed.express.p50}/${fixed.express.p99} ms`,
     "",
-    `Where the time goes (SQLite, ${requests} requests in ${cpuSeconds.toFixed(1)} s): CPU per request by thread of the service — ${perThread.map((entry) => `${entry.thread === sqliteService.child.pid ? "main thread" : `thread ${entry.thread}`} ${entry.usPerRequest.toFixed(0)} µs`).join(", ")}; the express route's main thread: ${expressCpu.toFixed(0)} µs. The main thread is the limit (storage runs on the worker threads); a profile (\`node --cpu-prof\`) of it is read in the section "Where the time goes" below.`,
+    `CPU per request of the service (5 000 requests each): offline engine — main thread ${cpu.sqlite.main.toFixed(0)} µs, storage and other threads ${cpu.sqlite.others.toFixed(0)} µs; through the mock upstream — main thread ${cpu.upstream.main.toFixed(0)} µs, other threads ${cpu.upstream.others.toFixed(0)} µs. The express route's main thread: ${expressCpu.toFixed(0)} µs. The main thread is the limit (storage runs on worker threads); where its time goes is read from a profile in the section below.`,
     "",
     `Ledger after the run: ${ledgerOk ? "sums to the balance, nothing reserved" : "**does not match**"} (${JSON.stringify({ balance: account.balanceMicros, ledger: account.ledgerSumMicros, reserved: account.reservedMicros })}).`,
   );
