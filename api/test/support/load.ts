@@ -68,13 +68,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult[]> {
           elapsedMs: Date.now() - startedAt,
           startedAt,
         });
-      } catch {
+      } catch (error) {
+        // No answer: the body says why (timeout, reset), for a failing test to show.
+        const reason =
+          error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : "";
         results.push({
           requestId,
           status: 0,
           retryAfter: null,
           contentType: "",
-          body: "",
+          body: reason,
           elapsedMs: Date.now() - startedAt,
           startedAt,
         });
