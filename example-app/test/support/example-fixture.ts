@@ -32,7 +32,14 @@ export function serviceEnvironment(api: ApiFixture): Record<string, string> {
   };
 }
 
-/** POSTs JSON and returns the status and parsed body. */
+/**
+ * POSTs JSON on a connection of its own and returns the status and parsed
+ * body. A connection kept alive from an earlier call is not reused: the
+ * example server runs in this process, so while a test blocks the event loop
+ * (a synchronous `persona-admin` call) the server's idle timer expires
+ * unseen, and on waking it closes the socket just as the next request is
+ * written on it (ECONNRESET).
+ */
 export async function postJson(
   url: string,
   body: unknown,
@@ -40,7 +47,7 @@ export async function postJson(
 ): Promise<{ status: number; body: unknown; text: string; contentType: string }> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", ...headers },
+    headers: { "content-type": "application/json", connection: "close", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
