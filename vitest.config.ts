@@ -10,8 +10,10 @@ export default defineConfig({
   ssr: { resolve: { conditions: [SOURCE_CONDITION] } },
   test: {
     include: ["*/src/**/*.test.ts", "*/test/**/*.test.ts", "example-app/server/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, not timings: many tests run the real service and
+    // persona-admin as processes (seconds each on two busy cores).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: "forks",
   },
 });

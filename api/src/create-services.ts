@@ -64,7 +64,7 @@ export async function createServices(
     await store.close();
     throw error;
   }
-  const providers = createUpstreamProviders(config.upstreams);
+  const providers = await createUpstreamProviders(config.upstreams);
   const billing = createBilling(config, store, logger, overrides.billing);
   refundLateSettlement = (input, outcome) => {
     // Its request was answered 503 when the store did not answer in time.

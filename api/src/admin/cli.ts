@@ -2,7 +2,6 @@
 import { API_VERSION } from "@persona-reply/shared";
 import { CommanderError } from "commander";
 import { ConfigError, loadConfig } from "../config/config.js";
-import { createServices } from "../create-services.js";
 import { createLogger } from "../logging/logger.js";
 import { StorageStartupError } from "../storage/startup-error.js";
 import { createAdminProgram } from "./admin-program.js";
@@ -14,6 +13,8 @@ const ADMIN_STORAGE_TIMEOUT_MS = 60_000;
 /** Opens the store and the services for a command, once its arguments are parsed. */
 async function openServices() {
   const config = loadConfig();
+  // Loaded here, not at the top: `--help` and argument errors do not load the service.
+  const { createServices } = await import("../create-services.js");
   return createServices(config, createLogger("silent"), {
     // An operator command waits politely for a lock another process holds, and says so.
     storageTimeoutMs: Math.max(config.PERSONA_STORAGE_TIMEOUT_MS, ADMIN_STORAGE_TIMEOUT_MS),

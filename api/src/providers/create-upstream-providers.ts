@@ -1,14 +1,17 @@
-import { createAnthropicProvider } from "./anthropic/anthropic-provider.js";
 import type { ModelProvider } from "./model-provider.js";
 import { createOfflineProvider } from "./offline/offline-provider.js";
-import { createOpenAiCompatibleProvider } from "./openai-compatible/openai-compatible-provider.js";
 import type { Upstream, Upstreams } from "./upstream-config.js";
 
 /** Local servers accept any key; the SDKs want a non-empty one. */
 const NO_KEY = "unused";
 
-/** Builds the provider of one upstream from its kind. */
-export function createUpstreamProvider(upstream: Upstream): ModelProvider {
+/**
+ * Builds the provider of one upstream from its kind. The HTTP client or SDK
+ * of a kind (undici, the Anthropic SDK) is loaded only when an upstream of
+ * that kind is configured: an offline-only service and the operator CLI
+ * start without them (together ~1 s of module loading on a busy machine).
+ */
+async function createUpstreamProvider(upstream: Upstream): Promise<ModelProvider> {
   const connection = {
     name: upstream.name,
     apiKey: upstream.apiKey?.reveal() ?? NO_KEY,
@@ -18,10 +21,16 @@ export function createUpstreamProvider(upstream: Upstream): ModelProvider {
   switch (upstream.kind) {
     case "offline":
       return createOfflineProvider(upstream.name);
-    case "openai-compatible":
+    case "openai-compatible": {
+      const { createOpenAiCompatibleProvider } = await import(
+        "./openai-compatible/openai-compatible-provider.js"
+      );
       return createOpenAiCompatibleProvider({ ...connection, baseUrl: upstream.baseUrl ?? "" });
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { createAnthropicProvider } = await import("./anthropic/anthropic-provider.js");
       return createAnthropicProvider({ ...connection, baseUrl: upstream.baseUrl ?? "" });
+    }
   }
 }
 
@@ -29,11 +38,15 @@ export function createUpstreamProvider(upstream: Upstream): ModelProvider {
  * Builds one provider per configured upstream (DESIGN.md "Model
  * providers"), by upstream name. Nothing is contacted here: `/readyz` and
  * start-up never call an upstream.
+ *
+ * @returns the providers by upstream name, once the modules of the kinds in use are loaded
  */
-export function createUpstreamProviders(upstreams: Upstreams): Map<string, ModelProvider> {
+export async function createUpstreamProviders(
+  upstreams: Upstreams,
+): Promise<Map<string, ModelProvider>> {
   const providers = new Map<string, ModelProvider>();
   for (const upstream of upstreams.values()) {
-    providers.set(upstream.name, createUpstreamProvider(upstream));
+    providers.set(upstream.name, await createUpstreamProvider(upstream));
   }
   return providers;
 }
