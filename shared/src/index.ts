@@ -43,6 +43,27 @@ export {
   replyResultSchema,
 } from "./generate.js";
 export {
+  CONTENT_ENCRYPTION_ALGORITHM,
+  checkRedirectUri,
+  KEY_MANAGEMENT_ALGORITHM,
+  LOGIN_DENIED_ERROR,
+  LOGIN_QUERY_PARAMETERS,
+  LOGIN_SOURCES,
+  LOOPBACK_HOSTS,
+  type LoginCallback,
+  type LoginQuery,
+  type LoginSource,
+  type LoopbackCallback,
+  loginCallbackSchema,
+  loginSourceSchema,
+  loginStateSchema,
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_STATE_LENGTH,
+  MIN_STATE_LENGTH,
+  RECIPIENT_KEY_RULES,
+  redirectUriSchema,
+} from "./login.js";
+export {
   checkFinalUserMessage,
   contentText,
   type Message,

@@ -1,10 +1,10 @@
-import { LOGIN_PATH } from "@persona-reply/shared";
 import {
+  LOGIN_PATH,
   LOGIN_SOURCES,
   MAX_REDIRECT_URI_LENGTH,
   MAX_STATE_LENGTH,
   MIN_STATE_LENGTH,
-} from "../login/login-parameters.js";
+} from "@persona-reply/shared";
 import type { JsonSchema } from "./openapi-types.js";
 
 /** A field of a form or a query parameter of a page route. */
