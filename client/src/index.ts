@@ -42,5 +42,11 @@ export {
   RateLimitError,
   UnprocessableEntityError,
 } from "./errors/persona-error.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  type RetryOptions,
+  type RetryPolicy,
+  type RetryStatus,
+} from "./internal/retry.js";
 export { DEFAULT_BASE_URL, normalizeBaseUrl } from "./settings/base-url.js";
 export { maskApiKey, redactSecrets } from "./settings/mask-api-key.js";
