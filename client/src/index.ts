@@ -28,6 +28,12 @@ export {
   TimeoutError,
 } from "./errors/client-errors.js";
 export {
+  describeError,
+  type ErrorDescription,
+  type ErrorKind,
+  retryAfterAction,
+} from "./errors/describe-error.js";
+export {
   AuthenticationError,
   BadRequestError,
   type ErrorResponse,
