@@ -42,12 +42,12 @@ export interface StoreOptions {
 /**
  * Opens the store named by a database URL (`PERSONA_DATABASE_URL`):
  * PostgreSQL for `postgres://…` and `postgresql://…`, else the SQLite file
- * in worker threads. Migrations are applied by `store.migrate()`.
+ * in worker threads. Migrations are applied by `store.migrate(SCHEMA_MIGRATIONS)`.
  *
  * @throws {StorageStartupError} for a SQLite file that cannot be served (empty, damaged, lost)
  * @example
  * const store = await openStore({ url: "postgres://postgres@127.0.0.1:5432/persona", … });
- * await store.migrate();
+ * await store.migrate(SCHEMA_MIGRATIONS);
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (databaseDialectOf(options.url) === "postgres") {
