@@ -166,13 +166,9 @@ export const LOGIN_QUERY_PARAMETERS = [
  * and {@link CONTENT_ENCRYPTION_ALGORITHM}) or `error` (`access_denied` when
  * the person denied the login).
  */
-export const loginCallbackSchema = z.union([
-  z.object({ state: z.string(), encrypted_api_key: z.string() }),
-  z.object({ state: z.string(), error: z.string() }),
-]);
-
-/** A value of {@link loginCallbackSchema}. */
-export type LoginCallback = z.infer<typeof loginCallbackSchema>;
+export type LoginCallback =
+  | { state: string; encrypted_api_key: string }
+  | { state: string; error: string };
 
 /** `error` of a callback whose login the person denied (spec §4.5). */
 export const LOGIN_DENIED_ERROR = "access_denied";
