@@ -1,26 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { loadConfig } from "../src/config/config.js";
-import { createServices } from "../src/create-services.js";
-import { createLogger } from "../src/logging/logger.js";
 import type { Services } from "../src/services.js";
 import { describeEachDialect } from "./support/test-databases.js";
+import { closeStore, openStore } from "./support/test-store.js";
 
 const TRAITS = JSON.stringify({ behaviouralGuidelines: { role: "a garden guide" } });
 
 await describeEachDialect("migration 0006: model routes", (database) => {
   let services: Services;
   beforeAll(async () => {
-    const config = loadConfig({
-      PERSONA_DATABASE_URL: database.url,
-      PERSONA_LOG_LEVEL: "silent",
-      PERSONA_INSTANCE_ID: "model-routes-migration",
-    });
-    services = await createServices(config, createLogger("silent"));
+    services = await openStore(database.url, { PERSONA_INSTANCE_ID: "model-routes-migration" });
   });
   afterAll(async () => {
-    await services?.billing.close();
-    await services?.store.close();
+    await closeStore(services);
   });
 
   it("keeps personas written before routes on their single provider:model target", async () => {

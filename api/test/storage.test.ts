@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { loadConfig } from "../src/config/config.js";
-import { createServices } from "../src/create-services.js";
-import { createLogger } from "../src/logging/logger.js";
 import { SqlRateLimiter } from "../src/rate-limits/sql-rate-limiter.js";
 import { readExamplePersona } from "../src/seed/demo-seed.js";
 import type { Services } from "../src/services.js";
 import { describeEachDialect } from "./support/test-databases.js";
+import { closeStore, openStore } from "./support/test-store.js";
 
 function defined<T>(value: T | undefined): T {
   if (value === undefined) throw new Error("expected a value");
@@ -17,16 +15,10 @@ function defined<T>(value: T | undefined): T {
 await describeEachDialect("storage", (database) => {
   let services: Services;
   beforeAll(async () => {
-    const config = loadConfig({
-      PERSONA_DATABASE_URL: database.url,
-      PERSONA_LOG_LEVEL: "silent",
-      PERSONA_INSTANCE_ID: "storage-suite",
-    });
-    services = await createServices(config, createLogger("silent"));
+    services = await openStore(database.url, { PERSONA_INSTANCE_ID: "storage-suite" });
   });
   afterAll(async () => {
-    await services?.billing.close();
-    await services?.store.close();
+    await closeStore(services);
   });
 
   it("keeps accounts, personas and keys (the service core's stores)", async () => {
