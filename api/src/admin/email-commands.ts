@@ -26,7 +26,7 @@ function requireEmail(address: string): string {
  */
 export function registerEmailCommands(
   program: Command,
-  services: Services,
+  services: Pick<Services, "accounts" | "database">,
   output: AdminOutput,
 ): void {
   // `services` is opened only when a command runs (cli.ts).
