@@ -1,7 +1,7 @@
 import type { Logger } from "../logging/logger.js";
 import type { SettleInput, SettleOutcome } from "./ledger.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
-import { openSqliteStore } from "./sqlite/sqlite-store.js";
+import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.js";
 import type { DatabaseDialect, Store } from "./store.js";
 
 export type { Database, DatabaseDialect, Store } from "./store.js";
@@ -26,15 +26,7 @@ export interface StoreOptions {
   /** PostgreSQL: most connections of the pool. */
   poolSize: number;
   /** SQLite: what the writer worker does about locks, the log and the file. */
-  sqlite: {
-    busyTimeoutMs: number;
-    walLimitBytes: number;
-    maintenanceIntervalMs: number;
-    envFile?: string;
-    allowNew: boolean;
-    onWaiting?: () => void;
-    onWalSize?: (bytes: number) => void;
-  };
+  sqlite: Omit<SqliteStoreOptions, "file" | "logger" | "timeoutMs" | "onLateSettlement">;
   /** Called when a settlement commits after its caller gave up on it. */
   onLateSettlement?: (input: SettleInput, outcome: SettleOutcome) => void;
 }
