@@ -19,6 +19,7 @@ import { createLandingRouter } from "./pages/landing-routes.js";
 import { createWebSupport } from "./pages/web-support.js";
 import { createPersonifyRouter } from "./personify/personify-route.js";
 import { createPlaygroundRouter } from "./playground/playground-router.js";
+import { SessionStore } from "./playground/session-store.js";
 import type { Services } from "./services.js";
 
 /**
@@ -78,7 +79,8 @@ export function createApp(services: Services): Express {
   app.use(API_PREFIX, api);
 
   // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
-  const web = createWebSupport(services);
+  const sessionLifetimeMs = services.config.PERSONA_SESSION_TTL_HOURS * 3_600_000;
+  const web = createWebSupport(services, new SessionStore(services.database, sessionLifetimeMs));
   app.use(createLandingRouter(web));
   app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));

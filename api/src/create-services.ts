@@ -9,6 +9,7 @@ import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { PersonaStore } from "./personas/persona-store.js";
 import { createUpstreamProviders } from "./providers/create-upstream-providers.js";
+import { SCHEMA_MIGRATIONS } from "./schema-migrations.js";
 import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
@@ -59,7 +60,7 @@ export async function createServices(
     onLateSettlement: (input, outcome) => refundLateSettlement(input, outcome),
   });
   try {
-    await store.migrate();
+    await store.migrate(SCHEMA_MIGRATIONS);
   } catch (error) {
     await store.close();
     throw error;

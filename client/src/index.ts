@@ -28,6 +28,12 @@ export {
   TimeoutError,
 } from "./errors/client-errors.js";
 export {
+  describeError,
+  type ErrorDescription,
+  type ErrorKind,
+  retryAfterAction,
+} from "./errors/describe-error.js";
+export {
   AuthenticationError,
   BadRequestError,
   type ErrorResponse,
@@ -42,5 +48,11 @@ export {
   RateLimitError,
   UnprocessableEntityError,
 } from "./errors/persona-error.js";
+export {
+  DEFAULT_RETRY_POLICY,
+  type RetryOptions,
+  type RetryPolicy,
+  type RetryStatus,
+} from "./internal/retry.js";
 export { DEFAULT_BASE_URL, normalizeBaseUrl } from "./settings/base-url.js";
 export { maskApiKey, redactSecrets } from "./settings/mask-api-key.js";

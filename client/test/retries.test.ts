@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   BadRequestError,
+  ConfigurationError,
   InternalServerError,
   PersonaClient,
   PersonaError,
@@ -190,6 +191,40 @@ describe("retries (429, 5xx, connection errors)", () => {
     const { server, client } = await serve([{ drop: true }, GENERATE_OK]);
     await expect(client.generate(HELLO)).resolves.toHaveProperty("finalReply");
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("the retry option", () => {
+  it("retries only the statuses it lists, and tells onRetry before each wait", async () => {
+    const waits: number[] = [];
+    const tooMany = text(429, "slow down", { "retry-after": "0" });
+    const { server, client } = await serve([text(503, "busy"), tooMany, GENERATE_OK]);
+    const error = await failure(
+      client.generate(HELLO, {
+        retry: {
+          statuses: ["5xx"],
+          initialDelayMs: 1,
+          jitter: 0,
+          onRetry: (_e, ms) => waits.push(ms),
+        },
+      }),
+    );
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(2);
+    expect(waits).toEqual([1]);
+  });
+
+  it("refuses a policy it cannot follow", () => {
+    const base = { apiKey: KEY, personaId: PERSONA_ID };
+    for (const retry of [
+      { maxRetries: 11 },
+      { initialDelayMs: -1 },
+      { maxRetryAfterMs: Number.POSITIVE_INFINITY },
+      { jitter: 2 },
+      { statuses: [700] },
+    ]) {
+      expect(() => new PersonaClient({ ...base, retry })).toThrow(ConfigurationError);
+    }
   });
 });
 

@@ -1,3 +1,4 @@
+import type { PersonifyResponse as ServicePersonifyResponse } from "@persona-reply/shared";
 /**
  * Response bodies of the example app's routes (spec §4.6), shared by the
  * server and the front end (type-only imports; nothing here runs).
@@ -30,12 +31,11 @@ export interface ChatResponse {
   chunks: string[];
 }
 
-/** `POST /api/personify` → `{ personified, chunks, model }` (spec §4.6). */
-export interface PersonifyResponse {
-  /** The source text rewritten in the persona's voice. */
-  personified: string;
-  /** The rewritten text split into pieces. */
-  chunks: string[];
+/**
+ * `POST /api/personify` → `{ personified, chunks, model }` (spec §4.6): the
+ * service's /personify response (shared's `PersonifyResponse`) and the persona ID used.
+ */
+export interface PersonifyResponse extends ServicePersonifyResponse {
   /** The persona ID used. */
   model: string;
 }

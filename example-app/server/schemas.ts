@@ -1,16 +1,19 @@
+import {
+  LIMITS,
+  personaIdSchema,
+  personifyRequestSchema as servicePersonifyRequestSchema,
+} from "@persona-reply/shared";
 import { z } from "zod";
 import { validationError } from "./errors.js";
 
 /** Most characters of one prompt, message or source text (the service's own limit). */
-export const MAX_TEXT_LENGTH = 32_000;
+export const MAX_TEXT_LENGTH = LIMITS.maxTextLength;
 
 /** Most messages one chat request may carry (the service's own limit). */
-export const MAX_MESSAGES = 500;
+export const MAX_MESSAGES = LIMITS.maxMessages;
 
-const personaIdField = z
-  .string({ error: "must be a string (a persona UUID)" })
-  .uuid({ error: "must be a persona ID (a UUID)" })
-  .optional();
+/** `personaId`: the service's rule, but optional (the server's configured persona by default). */
+const personaIdField = personaIdSchema.optional();
 
 const textField = z
   .string({ error: "must be a string" })
@@ -98,9 +101,12 @@ export const chatRequestSchema = z
 /** A validated chat request. */
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 
-/** Body of `POST /api/personify` (spec §4.6): `{ raw, personaId? }`. */
-export const personifyRequestSchema = z.object({
-  raw: textField,
+/**
+ * Body of `POST /api/personify` (spec §4.6): `{ raw, personaId? }`, the
+ * service's own /personify request (shared's `personifyRequestSchema`) with
+ * the persona ID optional.
+ */
+export const personifyRequestSchema = servicePersonifyRequestSchema.extend({
   personaId: personaIdField,
 });
 

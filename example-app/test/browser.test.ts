@@ -190,7 +190,7 @@ describe.skipIf(!HAS_CHROMIUM)(title, () => {
     const alert = page.getByRole("alert");
     await alert.waitFor();
     expect(await alert.getAttribute("data-error-type")).toBe("validation");
-    expect(await alert.textContent()).toContain("raw: must not be empty");
+    expect(await alert.textContent()).toContain("raw: must be non-empty text");
     await screenshot(page, "validation-error");
   });
 

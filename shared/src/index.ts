@@ -1,12 +1,15 @@
 /**
  * @persona-reply/shared — the wire contract of the Persona Reply API.
  * Every export of this file is public; nothing else in the package is.
+ * It exports what a caller of the API needs: the schemas and types of the
+ * bodies it sends and receives (and the types of their parts), the paths
+ * and limits, and the browser login's contract; the helpers the schemas are
+ * built from stay inside.
  */
 
 export {
   type CompletionChoice,
   type CompletionRequest,
-  type CompletionRequestInput,
   type CompletionResponse,
   completionChoiceSchema,
   completionRequestSchema,
@@ -20,12 +23,10 @@ export {
   LIMITS,
   LOGIN_PATH,
   MODELS_PATH,
-  SERVICE_SLUG,
 } from "./constants.js";
 export {
   type CompletionErrorBody,
   completionErrorBodySchema,
-  describeValidationError,
   formatPath,
   type JsonErrorBody,
   jsonErrorBodySchema,
@@ -35,7 +36,6 @@ export {
 } from "./errors.js";
 export {
   type GenerateRequest,
-  type GenerateRequestInput,
   type GenerateResponse,
   generateRequestSchema,
   generateResponseSchema,
@@ -43,17 +43,31 @@ export {
   replyResultSchema,
 } from "./generate.js";
 export {
-  checkFinalUserMessage,
+  CONTENT_ENCRYPTION_ALGORITHM,
+  checkRedirectUri,
+  KEY_MANAGEMENT_ALGORITHM,
+  LOGIN_DENIED_ERROR,
+  LOGIN_QUERY_PARAMETERS,
+  LOGIN_SOURCES,
+  type LoginCallback,
+  type LoginQuery,
+  type LoginSource,
+  type LoopbackCallback,
+  loginSourceSchema,
+  loginStateSchema,
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_STATE_LENGTH,
+  MIN_STATE_LENGTH,
+  RECIPIENT_KEY_RULES,
+  redirectUriSchema,
+} from "./login.js";
+export {
   contentText,
   type Message,
   type MessageContent,
   type MessageInput,
   type MessageRole,
-  messageContentSchema,
-  messageListSchema,
-  messageRoleSchema,
   messageSchema,
-  normalizeTimestamp,
   type TextPart,
   textPartSchema,
 } from "./message.js";

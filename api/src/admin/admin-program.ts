@@ -9,15 +9,10 @@ import {
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
+import type { AdminOutput } from "./admin-output.js";
 import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
-
-/** Where the admin program writes; injectable for tests. */
-export interface AdminOutput {
-  out(text: string): void;
-  error(text: string): void;
-}
 
 function readPersonaFile(file: string) {
   let data: unknown;

@@ -85,7 +85,11 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
  * `persona set-self-serve`, `usage`. Amounts are decimals of the account's
  * currency (`10`, `0.25`), stored exactly as micro-units.
  */
-export function addBillingCommands(program: Command, services: Services, output: Printer): void {
+export function addBillingCommands(
+  program: Command,
+  services: Pick<Services, "accounts" | "billing" | "personas">,
+  output: Printer,
+): void {
   // `services` is opened only when a command runs (cli.ts): read it inside the actions.
   const account =
     program.commands.find((command) => command.name() === "account") ??

@@ -2,7 +2,7 @@ import { type Command, CommanderError } from "commander";
 import { AllowedEmailStore, normalizeEmail } from "../playground/allowed-email-store.js";
 import { SessionStore } from "../playground/session-store.js";
 import type { Services } from "../services.js";
-import type { AdminOutput } from "./admin-program.js";
+import type { AdminOutput } from "./admin-output.js";
 
 function requireEmail(address: string): string {
   const email = normalizeEmail(address);
@@ -26,7 +26,7 @@ function requireEmail(address: string): string {
  */
 export function registerEmailCommands(
   program: Command,
-  services: Services,
+  services: Pick<Services, "accounts" | "database">,
   output: AdminOutput,
 ): void {
   // `services` is opened only when a command runs (cli.ts).

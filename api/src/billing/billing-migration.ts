@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0002_billing_limits_payments`: account balances and rate-limit
@@ -127,4 +128,9 @@ export const billingMigration: Migration = {
       .addColumn("created_at", "text", (column) => column.notNull())
       .execute();
   },
+};
+
+/** Billing's migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const BILLING_MIGRATIONS: SchemaMigrations = {
+  "0002_billing_limits_payments": billingMigration,
 };

@@ -1,5 +1,5 @@
+import { CONTENT_ENCRYPTION_ALGORITHM, KEY_MANAGEMENT_ALGORITHM } from "@persona-reply/shared";
 import { CompactEncrypt, type CryptoKey } from "jose";
-import { CONTENT_ENCRYPTION_ALGORITHM, KEY_MANAGEMENT_ALGORITHM } from "./recipient-key.js";
 
 /**
  * Encrypts an API key to the login caller's public key as a compact JWE

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
+import { checkRedirectUri } from "@persona-reply/shared";
 import { describe, expect, it } from "vitest";
-import { checkLoginParameters, checkRedirectUri } from "./login-parameters.js";
+import { checkLoginParameters } from "./login-parameters.js";
 
 function encodeJwk(jwk: object): string {
   return Buffer.from(JSON.stringify(jwk)).toString("base64url");

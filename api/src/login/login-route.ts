@@ -1,4 +1,10 @@
-import { LOGIN_PATH } from "@persona-reply/shared";
+import {
+  checkRedirectUri,
+  LOGIN_DENIED_ERROR,
+  LOGIN_PATH,
+  type LoginCallback,
+  type LoginSource,
+} from "@persona-reply/shared";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import { html } from "../pages/html.js";
 import { csrfField, sendPage } from "../pages/layout.js";
@@ -7,12 +13,7 @@ import { requireSession } from "../pages/require-session.js";
 import { pageLocals, type WebSupport } from "../pages/web-support.js";
 import { requireActiveAccount, requireRoomForKey } from "../playground/account-access.js";
 import { encryptApiKey } from "./encrypt-api-key.js";
-import {
-  checkLoginParameters,
-  checkRedirectUri,
-  type LoginParameters,
-  type LoginSource,
-} from "./login-parameters.js";
+import { checkLoginParameters, type LoginParameters } from "./login-parameters.js";
 import { SOURCE_LABELS } from "./source-labels.js";
 
 /** The key name used when the caller sent none. */
@@ -32,7 +33,7 @@ async function checkedOrRefused(parameters: Record<string, unknown>): Promise<Lo
   return checked.value;
 }
 
-function callbackUrl(parameters: LoginParameters, values: Record<string, string>): string {
+function callbackUrl(parameters: LoginParameters, values: LoginCallback): string {
   const url = new URL(parameters.redirectUri);
   for (const [name, value] of Object.entries(values)) url.searchParams.set(name, value);
   return url.href;
@@ -114,7 +115,7 @@ export function createLoginRouter(web: WebSupport): Router {
       services.logger.info({ source: parameters.source ?? null }, "browser login denied");
       response.redirect(
         303,
-        callbackUrl(parameters, { state: parameters.state, error: "access_denied" }),
+        callbackUrl(parameters, { state: parameters.state, error: LOGIN_DENIED_ERROR }),
       );
       return;
     }

@@ -1,24 +1,13 @@
+import { KEY_MANAGEMENT_ALGORITHM, RECIPIENT_KEY_RULES } from "@persona-reply/shared";
 import { type CryptoKey, importJWK, type JWK } from "jose";
 
-/** Members only a private RSA JWK has (RFC 7518 §6.3.2). */
-const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth"] as const;
-/** Smallest RSA modulus accepted, in bits (issue 5). */
-export const MIN_MODULUS_BITS = 2048;
-/** Largest RSA modulus accepted, in bits: bigger keys only cost server time. */
-export const MAX_MODULUS_BITS = 8192;
-/**
- * The only RSA public exponent accepted (issue 13): 65537 (F4), what every
- * key generator uses. RFC 8017 allows other odd exponents, but e = 1 makes
- * encryption the identity (the key could be read from the callback URL) and
- * small ones like 3 invite known attacks; nobody needs them here.
- */
-export const PUBLIC_EXPONENT = 65_537;
-/** Longest encoded JWK accepted (an 8192-bit public JWK is about 1.5 kB encoded). */
-export const MAX_ENCODED_JWK_LENGTH = 4096;
-/** Key management algorithm of the login route's JWE (issue 5): RSA-OAEP with SHA-256. */
-export const KEY_MANAGEMENT_ALGORITHM = "RSA-OAEP-256";
-/** Content encryption algorithm of the login route's JWE (issue 5): AES-256-GCM. */
-export const CONTENT_ENCRYPTION_ALGORITHM = "A256GCM";
+const {
+  minModulusBits: MIN_MODULUS_BITS,
+  maxModulusBits: MAX_MODULUS_BITS,
+  publicExponent: PUBLIC_EXPONENT,
+  maxEncodedLength: MAX_ENCODED_JWK_LENGTH,
+  privateMembers: PRIVATE_MEMBERS,
+} = RECIPIENT_KEY_RULES;
 
 /** A checked recipient key: its JWK (public members only) and the imported key. */
 export interface RecipientKey {
@@ -49,8 +38,8 @@ function modulusBits(n: string): number {
 
 /**
  * Reads `recipient_public_key_jwk` of the login route (spec §4.5): base64url
- * of a JSON RSA public JWK, exponent 65537, modulus of 2048–8192 bits, no
- * private members, and when `alg`, `use` or `key_ops` are present they must
+ * of a JSON RSA public JWK following `RECIPIENT_KEY_RULES` of shared
+ * (exponent 65537, modulus of 2048–8192 bits, no private members), and when `alg`, `use` or `key_ops` are present they must
  * allow RSA-OAEP-256 encryption.
  *
  * @returns the key, or the reason it is refused (said to the person on the 400 page)

@@ -1,5 +1,4 @@
-import { LOGIN_PATH } from "@persona-reply/shared";
-import { LOGIN_SOURCES, type LoginSource } from "./login-parameters.js";
+import { LOGIN_PATH, LOGIN_SOURCES, type LoginSource } from "@persona-reply/shared";
 
 /** How each `source` of the browser login route (spec §4.5) is named to the person. */
 export const SOURCE_LABELS: Record<LoginSource, string> = {

@@ -40,7 +40,7 @@ const onlyGet: RequestHandler = () => {
  * Not metered, and not counted against the key's rate-limit windows: it only
  * reads what the key already gives access to.
  */
-export function createModelsRouter(services: Services): Router {
+export function createModelsRouter(services: Pick<Services, "keys" | "personas">): Router {
   const router = Router();
   router.get("/models", completionsErrors, async (request, response) => {
     const owner = await authenticate(request, services.keys);

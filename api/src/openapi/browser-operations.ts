@@ -1,3 +1,4 @@
+import { DOCUMENTED_PAGES, type DocumentedPage, type Field } from "./documented-pages.js";
 import { HEADER_REFERENCES } from "./error-responses.js";
 import type {
   JsonSchema,
@@ -6,7 +7,6 @@ import type {
   PathItemObject,
   ResponseObject,
 } from "./openapi-types.js";
-import { type Field, PAGE_ROUTES, type PageRoute } from "./page-routes.js";
 
 const CSRF_FIELD: Field = {
   name: "_csrf",
@@ -31,7 +31,7 @@ function pageResponse(status: string, description: string): ResponseObject {
   return { description, headers, content: { "text/html": { schema: string() } } };
 }
 
-function toOperation(route: PageRoute): OperationObject {
+function toOperation(route: DocumentedPage): OperationObject {
   const parameters: ParameterObject[] = [
     ...(route.pathParameters ?? []).map((field) => ({
       name: field.name,
@@ -159,7 +159,7 @@ function playgroundCall(kind: "generate" | "personify"): OperationObject {
  */
 export function browserPaths(): Record<string, PathItemObject> {
   const paths: Record<string, PathItemObject> = {};
-  for (const route of PAGE_ROUTES) {
+  for (const route of DOCUMENTED_PAGES) {
     const item = paths[route.path] ?? {};
     item[route.method] = toOperation(route);
     paths[route.path] = item;

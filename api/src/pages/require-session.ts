@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
-import type { PlaygroundSession } from "../playground/session-store.js";
 import { PageError } from "./page-errors.js";
+import type { PageSession } from "./page-session.js";
 import { pageLocals } from "./web-support.js";
 
 /**
@@ -11,10 +11,7 @@ import { pageLocals } from "./web-support.js";
  * @returns the session, or undefined when the response was already sent (redirect)
  * @throws {PageError} 401 for a state-changing request without a session
  */
-export function requireSession(
-  request: Request,
-  response: Response,
-): PlaygroundSession | undefined {
+export function requireSession(request: Request, response: Response): PageSession | undefined {
   const session = pageLocals(response).session;
   if (session !== undefined) return session;
   if (request.method === "GET" || request.method === "HEAD") {

@@ -7,14 +7,13 @@ import helmet from "helmet";
 import { createHostCheck, isLoopbackAddress } from "../http/host-check.js";
 import { readFormBody } from "../http/read-body.js";
 import { ServiceError } from "../http/service-error.js";
-import type { PlaygroundSession } from "../playground/session-store.js";
-import { SessionStore } from "../playground/session-store.js";
 import type { Services } from "../services.js";
+import type { PageSession, SessionLookup } from "./page-session.js";
 
 /** What the page middleware leaves in `response.locals` for the handlers. */
 export interface PageLocals {
   /** The signed-in session, when the browser has a live one. */
-  session: PlaygroundSession | undefined;
+  session: PageSession | undefined;
   /** Extra origins a form on this page may submit to (CSP `form-action`). */
   formActionOrigins: string[];
   /** Answer errors of this route as JSON (the playground's fetch endpoints) instead of a page. */
@@ -26,10 +25,14 @@ export function pageLocals(response: Response): PageLocals {
   return response.locals as PageLocals;
 }
 
-/** The shared machinery of server-rendered pages: security headers, cookies, sessions, CSRF. */
-export interface WebSupport {
+/**
+ * The shared machinery of server-rendered pages: security headers, cookies,
+ * sessions, CSRF. `Sessions` is the session store it was given (the
+ * playground's `SessionStore`, whose sign-in and session pages use more of it).
+ */
+export interface WebSupport<Sessions extends SessionLookup = SessionLookup> {
   services: Services;
-  sessions: SessionStore;
+  sessions: Sessions;
   /** Whether the public origin is HTTPS (cookies get `Secure`, HSTS is sent). */
   secure: boolean;
   /**
@@ -86,7 +89,10 @@ function socketOrigin(request: Request): string {
  * whose hash is stored), a browser cookie that binds CSRF tokens before
  * sign-in, and csrf-csrf's signed double-submit cookie (SameSite=Strict).
  */
-export function createWebSupport(services: Services): WebSupport {
+export function createWebSupport<Sessions extends SessionLookup>(
+  services: Services,
+  sessions: Sessions,
+): WebSupport<Sessions> {
   const { config, logger } = services;
   const publicUrl = config.PERSONA_PUBLIC_URL?.replace(/\/+$/u, "");
   const secure = publicUrl?.startsWith("https:") ?? false;
@@ -94,8 +100,6 @@ export function createWebSupport(services: Services): WebSupport {
   const cookiePrefix = secure ? "__Host-" : "";
   const sessionCookie = `${cookiePrefix}persona_session`;
   const browserCookie = `${cookiePrefix}persona_browser`;
-  const lifetimeMs = config.PERSONA_SESSION_TTL_HOURS * 3_600_000;
-  const sessions = new SessionStore(services.database, lifetimeMs);
   const secret = config.PERSONA_SESSION_SECRET ?? randomBytes(32).toString("base64url");
   if (config.PERSONA_SESSION_SECRET === undefined) {
     logger.debug("PERSONA_SESSION_SECRET not set: CSRF tokens use a per-process secret");
@@ -199,7 +203,11 @@ export function createWebSupport(services: Services): WebSupport {
     ],
     csrfToken: (request, response) => csrf.generateCsrfToken(request, response),
     setSessionCookie(response, token) {
-      response.cookie(sessionCookie, token, { ...cookieBase, sameSite: "lax", maxAge: lifetimeMs });
+      response.cookie(sessionCookie, token, {
+        ...cookieBase,
+        sameSite: "lax",
+        maxAge: sessions.lifetimeMs,
+      });
     },
     clearSessionCookie(response) {
       response.clearCookie(sessionCookie, cookieBase);

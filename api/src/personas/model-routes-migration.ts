@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0006_model_routes` (issue "Model routes like a gateway"):
@@ -21,4 +22,9 @@ export const modelRoutesMigration: Migration = {
     await database.schema.alterTable("usage_records").addColumn("upstream", "text").execute();
     await database.schema.alterTable("usage_records").addColumn("model", "text").execute();
   },
+};
+
+/** Personas (model routes)'s migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const MODEL_ROUTES_MIGRATIONS: SchemaMigrations = {
+  "0006_model_routes": modelRoutesMigration,
 };

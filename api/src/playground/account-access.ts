@@ -12,7 +12,10 @@ export const MAX_KEY_NAME_LENGTH = 100;
  *
  * @throws {PageError} 403 when the account is missing or not active
  */
-export async function requireActiveAccount(services: Services, accountId: string): Promise<void> {
+export async function requireActiveAccount(
+  services: Pick<Services, "accounts">,
+  accountId: string,
+): Promise<void> {
   const account = await services.accounts.find(accountId);
   if (account?.status !== "active") {
     throw new PageError(403, "Your account is not active, so it cannot use keys or personas.");
@@ -42,7 +45,10 @@ export function checkKeyName(
  *
  * @throws {PageError} 409 at {@link MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys
  */
-export async function requireRoomForKey(services: Services, accountId: string): Promise<void> {
+export async function requireRoomForKey(
+  services: Pick<Services, "accounts" | "keys">,
+  accountId: string,
+): Promise<void> {
   const active = (await services.keys.list(accountId)).filter((key) => key.revokedAt === null);
   if (active.length >= MAX_ACTIVE_KEYS_PER_ACCOUNT) {
     throw new PageError(

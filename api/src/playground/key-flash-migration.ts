@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0007_playground_key_flashes`: new keys waiting to be shown once
@@ -23,4 +24,9 @@ export const keyFlashMigration: Migration = {
       .column("session_id")
       .execute();
   },
+};
+
+/** The playground (key flashes)'s migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const KEY_FLASH_MIGRATIONS: SchemaMigrations = {
+  "0007_playground_key_flashes": keyFlashMigration,
 };

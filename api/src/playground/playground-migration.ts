@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0003_playground`: allowed e-mail addresses, sign-in link tokens,
@@ -64,3 +65,6 @@ export const playgroundMigration: Migration = {
       .execute();
   },
 };
+
+/** The playground's migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const PLAYGROUND_MIGRATIONS: SchemaMigrations = { "0003_playground": playgroundMigration };

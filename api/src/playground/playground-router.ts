@@ -6,6 +6,7 @@ import { createChatRouter } from "./chat-routes.js";
 import { createKeysRouter } from "./keys-routes.js";
 import { createMailer, type Mailer } from "./mailer.js";
 import { createSessionRouter } from "./session-routes.js";
+import type { SessionStore } from "./session-store.js";
 import { createSignInRouter } from "./sign-in-routes.js";
 
 /**
@@ -17,7 +18,7 @@ import { createSignInRouter } from "./sign-in-routes.js";
  * @param mailer - how sign-in links go out; built from the configuration when omitted
  */
 export function createPlaygroundRouter(
-  web: WebSupport,
+  web: WebSupport<SessionStore>,
   context: PipelineContext,
   mailer?: Mailer,
 ): Router {

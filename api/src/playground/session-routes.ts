@@ -4,6 +4,7 @@ import { csrfField, sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
 import { requireSession } from "../pages/require-session.js";
 import { pageLocals, type WebSupport } from "../pages/web-support.js";
+import type { SessionStore } from "./session-store.js";
 
 function when(iso: string): string {
   return `${iso.slice(0, 16).replace("T", " ")} UTC`;
@@ -14,7 +15,7 @@ function when(iso: string): string {
  * `POST /sessions/:id/revoke` ends one (any browser), `POST /sign-out` ends
  * this one. All state changes are CSRF-protected POSTs.
  */
-export function createSessionRouter(web: WebSupport): Router {
+export function createSessionRouter(web: WebSupport<SessionStore>): Router {
   const router = Router();
 
   router.post("/sign-out", ...web.page, async (_request, response) => {

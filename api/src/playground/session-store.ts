@@ -1,19 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { PageSession, SessionLookup } from "../pages/page-session.js";
 import type { Database } from "../storage/database.js";
 import type { PlaygroundSessionsTable } from "./playground-tables.js";
 import { generateSecretToken, hashSecretToken } from "./secret-token.js";
 
-/** A signed-in playground session (never its cookie secret). */
-export interface PlaygroundSession {
-  /** Public identifier, used to list and revoke the session. */
-  id: string;
-  accountId: string;
-  email: string;
-  userAgent: string | null;
-  createdAt: string;
-  expiresAt: string;
-  lastSeenAt: string;
-}
+/** A signed-in playground session (the pages' {@link PageSession}). */
+export type PlaygroundSession = PageSession;
 
 /** How often `last_seen_at` is refreshed at most, so page views rarely write. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
@@ -37,13 +29,13 @@ function toSession(row: PlaygroundSessionsTable): PlaygroundSession {
  * HttpOnly cookie; only its SHA-256 hash is stored, so a session is revoked
  * by marking its row, and a copy of the table signs nobody in.
  */
-export class SessionStore {
+export class SessionStore implements SessionLookup {
   /**
    * @param lifetimeMs - how long a session lasts after sign-in, in milliseconds
    */
   constructor(
     private readonly database: Database,
-    private readonly lifetimeMs: number,
+    readonly lifetimeMs: number,
   ) {}
 
   /**

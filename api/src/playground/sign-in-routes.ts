@@ -9,6 +9,7 @@ import type { RateLimits } from "../rate-limits/rate-limit-windows.js";
 import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { AllowedEmailStore, normalizeEmail } from "./allowed-email-store.js";
 import type { Mailer } from "./mailer.js";
+import type { SessionStore } from "./session-store.js";
 import { deliveryNotice, reportRefusedAddress, waitingToolNotice } from "./sign-in-notices.js";
 import { SIGN_IN_LINK_LIFETIME_MS, SignInTokenStore } from "./sign-in-token-store.js";
 
@@ -45,7 +46,11 @@ function signInForm(csrfToken: string, returnTo: string | undefined, email = "")
  * scanners following links do not use them up) and `POST /sign-in/verify`
  * (use the link, start the session, go back to where sign-in was asked for).
  */
-export function createSignInRouter(web: WebSupport, mailer: Mailer, limiter: RateLimiter): Router {
+export function createSignInRouter(
+  web: WebSupport<SessionStore>,
+  mailer: Mailer,
+  limiter: RateLimiter,
+): Router {
   const { services } = web;
   const emails = new AllowedEmailStore(services.database);
   const tokens = new SignInTokenStore(services.database);

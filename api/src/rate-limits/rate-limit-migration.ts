@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, sql } from "kysely";
+import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0004_rate_limit_buckets`: the rate-limit counters keyed by a
@@ -32,4 +33,9 @@ export const rateLimitMigration: Migration = {
       .column("day_start")
       .execute();
   },
+};
+
+/** Rate limits's migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const RATE_LIMIT_MIGRATIONS: SchemaMigrations = {
+  "0004_rate_limit_buckets": rateLimitMigration,
 };

@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from "kysely";
+import type { SchemaMigrations } from "./migrations.js";
 
 /**
  * Migration `0001_accounts_personas_keys`: the service core's tables —
@@ -53,3 +54,6 @@ export const coreMigration: Migration = {
       .execute();
   },
 };
+
+/** The service core's migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const CORE_MIGRATIONS: SchemaMigrations = { "0001_accounts_personas_keys": coreMigration };

@@ -1,7 +1,7 @@
 import type { Logger } from "../logging/logger.js";
 import type { SettleInput, SettleOutcome } from "./ledger.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
-import { openSqliteStore } from "./sqlite/sqlite-store.js";
+import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.js";
 import type { DatabaseDialect, Store } from "./store.js";
 
 export type { Database, DatabaseDialect, Store } from "./store.js";
@@ -26,15 +26,7 @@ export interface StoreOptions {
   /** PostgreSQL: most connections of the pool. */
   poolSize: number;
   /** SQLite: what the writer worker does about locks, the log and the file. */
-  sqlite: {
-    busyTimeoutMs: number;
-    walLimitBytes: number;
-    maintenanceIntervalMs: number;
-    envFile?: string;
-    allowNew: boolean;
-    onWaiting?: () => void;
-    onWalSize?: (bytes: number) => void;
-  };
+  sqlite: Omit<SqliteStoreOptions, "file" | "logger" | "timeoutMs" | "onLateSettlement">;
   /** Called when a settlement commits after its caller gave up on it. */
   onLateSettlement?: (input: SettleInput, outcome: SettleOutcome) => void;
 }
@@ -42,12 +34,12 @@ export interface StoreOptions {
 /**
  * Opens the store named by a database URL (`PERSONA_DATABASE_URL`):
  * PostgreSQL for `postgres://…` and `postgresql://…`, else the SQLite file
- * in worker threads. Migrations are applied by `store.migrate()`.
+ * in worker threads. Migrations are applied by `store.migrate(SCHEMA_MIGRATIONS)`.
  *
  * @throws {StorageStartupError} for a SQLite file that cannot be served (empty, damaged, lost)
  * @example
  * const store = await openStore({ url: "postgres://postgres@127.0.0.1:5432/persona", … });
- * await store.migrate();
+ * await store.migrate(SCHEMA_MIGRATIONS);
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (databaseDialectOf(options.url) === "postgres") {

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
+import type { SchemaMigrations } from "./migrations.js";
 import { CHANGES_CHANNEL } from "./postgres/postgres-changes.js";
 
 /**
@@ -72,3 +73,6 @@ export const storageMigration: Migration = {
     }
   },
 };
+
+/** The storage layer (change feed)'s migrations by name, gathered in `api/src/schema-migrations.ts`. */
+export const STORAGE_MIGRATIONS: SchemaMigrations = { "0005_storage_changes": storageMigration };

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { ChangeFeed } from "./change-feed.js";
 import type { Deadline } from "./deadline.js";
 import type { Ledger } from "./ledger.js";
+import type { SchemaMigrations } from "./migrations.js";
 import type { DatabaseSchema } from "./schema.js";
 import type { StoreHealth } from "./store-health.js";
 
@@ -36,9 +37,10 @@ export interface Store {
    * Applies every pending migration, with no statement deadline (an index
    * on a large table may take a while).
    *
+   * @param migrations - every migration of the service (`SCHEMA_MIGRATIONS`)
    * @throws {StorageStartupError} when a newer version wrote the database
    */
-  migrate(): Promise<void>;
+  migrate(migrations: SchemaMigrations): Promise<void>;
   /**
    * Proves the store can be read and written: a schema table is read and a
    * probe row upserted, within the deadline.

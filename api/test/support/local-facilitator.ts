@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBodyText } from "../../../test-support/read-body.js";
 
 /** A verify or settle request as the facilitator received it (the x402 wire format). */
 interface FacilitatorRequest {
@@ -38,64 +39,64 @@ export async function startLocalFacilitator(): Promise<LocalFacilitator> {
     close: async () => {},
   };
   const server = http.createServer((request, response) => {
-    let raw = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      raw += chunk;
-    });
-    request.on("end", () => {
-      const reply = (status: number, body: unknown) => {
-        response.writeHead(status, { "content-type": "application/json" });
-        response.end(JSON.stringify(body));
-      };
-      if (request.method === "GET" && request.url === "/supported") {
-        reply(200, {
-          kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }],
-          extensions: [],
-          signers: {},
-        });
-        return;
-      }
-      const body = JSON.parse(raw) as FacilitatorRequest;
-      const payer =
-        body.paymentPayload.payload.authorization?.from ??
-        "0x0000000000000000000000000000000000000001";
-      const signed = body.paymentPayload.payload.signature?.startsWith("valid:") === true;
-      const amountMatches = body.paymentPayload.accepted.amount === body.paymentRequirements.amount;
-      if (request.url === "/verify") {
-        facilitator.verifications.push(body);
-        reply(
-          200,
-          signed && amountMatches
-            ? { isValid: true, payer }
-            : { isValid: false, invalidReason: "invalid_exact_evm_payload_signature", payer },
-        );
-        return;
-      }
-      if (request.url === "/settle") {
-        facilitator.settlements.push(body);
-        const nonce = body.paymentPayload.payload.authorization?.nonce ?? "0";
-        reply(
-          200,
-          facilitator.settleSucceeds
-            ? {
-                success: true,
-                transaction: `0x${nonce.padStart(64, "0")}`,
-                network: body.paymentRequirements.network,
-                payer,
-              }
-            : {
-                success: false,
-                errorReason: "insufficient_funds",
-                transaction: "",
-                network: body.paymentRequirements.network,
-                payer,
-              },
-        );
-        return;
-      }
-      reply(404, { error: "not found" });
-    });
+    // A request that fails before its end is not answered: its client went away.
+    readBodyText(request).then(
+      (raw) => {
+        const reply = (status: number, body: unknown) => {
+          response.writeHead(status, { "content-type": "application/json" });
+          response.end(JSON.stringify(body));
+        };
+        if (request.method === "GET" && request.url === "/supported") {
+          reply(200, {
+            kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }],
+            extensions: [],
+            signers: {},
+          });
+          return;
+        }
+        const body = JSON.parse(raw) as FacilitatorRequest;
+        const payer =
+          body.paymentPayload.payload.authorization?.from ??
+          "0x0000000000000000000000000000000000000001";
+        const signed = body.paymentPayload.payload.signature?.startsWith("valid:") === true;
+        const amountMatches =
+          body.paymentPayload.accepted.amount === body.paymentRequirements.amount;
+        if (request.url === "/verify") {
+          facilitator.verifications.push(body);
+          reply(
+            200,
+            signed && amountMatches
+              ? { isValid: true, payer }
+              : { isValid: false, invalidReason: "invalid_exact_evm_payload_signature", payer },
+          );
+          return;
+        }
+        if (request.url === "/settle") {
+          facilitator.settlements.push(body);
+          const nonce = body.paymentPayload.payload.authorization?.nonce ?? "0";
+          reply(
+            200,
+            facilitator.settleSucceeds
+              ? {
+                  success: true,
+                  transaction: `0x${nonce.padStart(64, "0")}`,
+                  network: body.paymentRequirements.network,
+                  payer,
+                }
+              : {
+                  success: false,
+                  errorReason: "insufficient_funds",
+                  transaction: "",
+                  network: body.paymentRequirements.network,
+                  payer,
+                },
+          );
+          return;
+        }
+        reply(404, { error: "not found" });
+      },
+      () => undefined,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   facilitator.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBodyText } from "../../../test-support/read-body.js";
 
 /** A test HTTP server on 127.0.0.1 with a random port. */
 export interface LoopbackServer {
@@ -22,12 +23,11 @@ export async function startLoopbackServer(
   const server = http.createServer((request, response) => {
     open.add(response);
     response.once("close", () => open.delete(response));
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      body += chunk;
-    });
-    request.on("end", () => handle(request, body, response));
+    // A request that fails before its end is not answered: its client went away.
+    readBodyText(request).then(
+      (body) => handle(request, body, response),
+      () => undefined,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

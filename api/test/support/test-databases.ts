@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { afterAll, beforeAll, describe } from "vitest";
 import type { DatabaseDialect } from "../../src/storage/database.js";
 
 /**
@@ -116,4 +117,49 @@ export async function createTestDatabase(dialect: DatabaseDialect): Promise<Test
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       }),
   };
+}
+
+/** The database of one dialect's suite: known by dialect at once, by URL once its suite started. */
+export type SuiteDatabase = TestDatabase;
+
+/**
+ * Declares a suite once per dialect (kysely's DIALECTS loop, from one
+ * setup): `describe` titled `title [dialect]` (skipped, with the reason,
+ * when PostgreSQL is not running locally), with a fresh database created
+ * before its tests and dropped after its own `afterAll` hooks ran.
+ *
+ * @param body - declares the tests; `database.url` may be read once a hook or test runs
+ *
+ * @example
+ * await describeEachDialect("storage", (database) => {
+ *   beforeAll(async () => { services = await openStore(database.url); });
+ *   it("…", () => {});
+ * });
+ */
+export async function describeEachDialect(
+  title: string,
+  body: (database: SuiteDatabase) => void,
+): Promise<void> {
+  for (const { dialect, skipReason } of await dialectsUnderTest()) {
+    describe.skipIf(skipReason !== undefined)(suiteTitle(title, dialect, skipReason), () => {
+      let created: TestDatabase | undefined;
+      const database: SuiteDatabase = {
+        dialect,
+        get url(): string {
+          if (created === undefined)
+            throw new Error(`the ${dialect} test database is not created yet`);
+          return created.url;
+        },
+        drop: async () => created?.drop(),
+      };
+      // Registered first, so it runs last: after the suite's own afterAll closed its stores.
+      beforeAll(async () => {
+        created = await createTestDatabase(dialect);
+      });
+      afterAll(async () => {
+        await created?.drop();
+      });
+      body(database);
+    });
+  }
 }

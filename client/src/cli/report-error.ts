@@ -1,20 +1,9 @@
 import {
-  ConfigurationError,
-  ConnectionError,
-  RequestAbortedError,
-  TimeoutError,
-} from "../errors/client-errors.js";
-import {
-  AuthenticationError,
-  BadRequestError,
-  InternalServerError,
-  NotFoundError,
-  PaymentRequiredError,
-  PermissionDeniedError,
-  PersonaError,
-  RateLimitError,
-  UnprocessableEntityError,
-} from "../errors/persona-error.js";
+  describeError,
+  type ErrorDescription,
+  type ErrorKind,
+  retryAfterAction,
+} from "../errors/describe-error.js";
 import { redactSecrets } from "../settings/mask-api-key.js";
 import type { CliContext } from "./cli-context.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -43,73 +32,58 @@ interface Classified {
   hint?: string;
 }
 
-function classify(error: unknown): Classified {
+/** The command's words for a kind, where they differ from the client's description. */
+const CLI_HINTS: Partial<Record<ErrorKind, string>> = {
+  authentication: "give a valid key with: persona configure --api-key-stdin (or --api-key-env VAR)",
+  payment_required: "send an API key: persona configure --api-key-stdin",
+  not_found: "check the persona ID: persona configure --persona-id <uuid>",
+  timeout: "try again, or raise --timeout",
+};
+
+/** Each kind of the client's description as the command reports it, and whether with a hint. */
+const CLI_REPORT: Record<ErrorKind, { kind: FailureKind; exitCode: ExitCode; hinted: boolean }> = {
+  configuration: { kind: "configuration", exitCode: EXIT_CODES.configuration, hinted: false },
+  authentication: { kind: "authentication", exitCode: EXIT_CODES.authentication, hinted: true },
+  payment_required: {
+    kind: "payment_required",
+    exitCode: EXIT_CODES.authentication,
+    hinted: true,
+  },
+  permission: { kind: "permission", exitCode: EXIT_CODES.authentication, hinted: true },
+  not_found: { kind: "not_found", exitCode: EXIT_CODES.authentication, hinted: true },
+  invalid_request: { kind: "invalid_request", exitCode: EXIT_CODES.usage, hinted: false },
+  rate_limited: { kind: "rate_limited", exitCode: EXIT_CODES.rateLimited, hinted: true },
+  balance_exhausted: { kind: "rate_limited", exitCode: EXIT_CODES.rateLimited, hinted: true },
+  server: { kind: "server", exitCode: EXIT_CODES.server, hinted: true },
+  timeout: { kind: "timeout", exitCode: EXIT_CODES.connection, hinted: true },
+  connection: { kind: "connection", exitCode: EXIT_CODES.connection, hinted: false },
+  aborted: { kind: "aborted", exitCode: EXIT_CODES.failure, hinted: false },
+  // A status outside the spec's table: 2xx with a wrong body, 405, 413, 415 … (set below).
+  unexpected_status: { kind: "server", exitCode: EXIT_CODES.server, hinted: false },
+  failure: { kind: "failure", exitCode: EXIT_CODES.failure, hinted: false },
+  unexpected: { kind: "failure", exitCode: EXIT_CODES.failure, hinted: false },
+};
+
+/** The hint for a described error: the command's words, else the client's action. */
+function hintOf(description: ErrorDescription): string {
+  if (description.kind === "balance_exhausted") {
+    // Reported like any 429: with the time to retry when the service gave one.
+    return retryAfterAction(description.retryAfter);
+  }
+  return CLI_HINTS[description.kind] ?? description.action;
+}
+
+function classify(error: unknown, description: ErrorDescription): Classified {
   if (error instanceof UsageError) return { kind: "usage", exitCode: EXIT_CODES.usage };
-  if (error instanceof ConfigurationError) {
-    return { kind: "configuration", exitCode: EXIT_CODES.configuration };
-  }
-  if (error instanceof AuthenticationError) {
-    return {
-      kind: "authentication",
-      exitCode: EXIT_CODES.authentication,
-      hint: "give a valid key with: persona configure --api-key-stdin (or --api-key-env VAR)",
-    };
-  }
-  if (error instanceof PaymentRequiredError) {
-    return {
-      kind: "payment_required",
-      exitCode: EXIT_CODES.authentication,
-      hint: "send an API key: persona configure --api-key-stdin",
-    };
-  }
-  if (error instanceof PermissionDeniedError) {
-    return {
-      kind: "permission",
-      exitCode: EXIT_CODES.authentication,
-      hint: "the key's account or the persona is not allowed to do this; ask the operator",
-    };
-  }
-  if (error instanceof NotFoundError) {
-    return {
-      kind: "not_found",
-      exitCode: EXIT_CODES.authentication,
-      hint: "check the persona ID: persona configure --persona-id <uuid>",
-    };
-  }
-  if (error instanceof BadRequestError || error instanceof UnprocessableEntityError) {
-    return { kind: "invalid_request", exitCode: EXIT_CODES.usage };
-  }
-  if (error instanceof RateLimitError) {
-    const hint =
-      error.retryAfter === undefined
-        ? "rate limit or quota reached; try again later"
-        : `rate limit reached; try again in ${Math.ceil(error.retryAfter)} s`;
-    return { kind: "rate_limited", exitCode: EXIT_CODES.rateLimited, hint };
-  }
-  if (error instanceof TimeoutError) {
-    return {
-      kind: "timeout",
-      exitCode: EXIT_CODES.connection,
-      hint: "try again, or raise --timeout",
-    };
-  }
-  if (error instanceof ConnectionError)
-    return { kind: "connection", exitCode: EXIT_CODES.connection };
-  if (error instanceof RequestAbortedError)
-    return { kind: "aborted", exitCode: EXIT_CODES.failure };
-  if (error instanceof InternalServerError) {
-    return {
-      kind: "server",
-      exitCode: EXIT_CODES.server,
-      hint: "the service failed; try again later and quote the request ID if it persists",
-    };
-  }
-  if (error instanceof PersonaError && error.status !== undefined) {
-    // A status outside the spec's table: 2xx with a wrong body, 405, 413, 415 …
-    const kind = error.status >= 400 && error.status < 500 ? "invalid_request" : "server";
+  const report = CLI_REPORT[description.kind];
+  const status = description.personaError?.status;
+  if (description.kind === "unexpected_status" && status !== undefined) {
+    const kind = status >= 400 && status < 500 ? "invalid_request" : "server";
     return { kind, exitCode: kind === "server" ? EXIT_CODES.server : EXIT_CODES.usage };
   }
-  return { kind: "failure", exitCode: EXIT_CODES.failure };
+  return report.hinted
+    ? { kind: report.kind, exitCode: report.exitCode, hint: hintOf(description) }
+    : { kind: report.kind, exitCode: report.exitCode };
 }
 
 /**
@@ -119,10 +93,11 @@ function classify(error: unknown): Classified {
  * — and returns the exit code. Every text is passed through secret masking.
  */
 export function reportError(context: CliContext, error: unknown, json: boolean): ExitCode {
-  const classified = classify(error);
+  const description = describeError(error);
+  const classified = classify(error, description);
   const message = redactSecrets(error instanceof Error ? error.message : String(error));
-  const persona = error instanceof PersonaError ? error : undefined;
-  const retryAfter = error instanceof RateLimitError ? error.retryAfter : undefined;
+  const persona = description.personaError;
+  const retryAfter = description.retryAfter;
   if (json) {
     const body = {
       error: {

@@ -13,7 +13,14 @@ import {
   TimeoutError,
 } from "../errors/client-errors.js";
 import { PersonaError } from "../errors/persona-error.js";
-import { isRetryable, retryDelay, sleep } from "../internal/retry.js";
+import {
+  DEFAULT_RETRY_POLICY,
+  isRetryable,
+  type RetryOptions,
+  type RetryPolicy,
+  retryDelay,
+  sleep,
+} from "../internal/retry.js";
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from "../settings/base-url.js";
 import { present, readEnvironment } from "../settings/environment.js";
 import { maskApiKey, redactSecrets } from "../settings/mask-api-key.js";
@@ -30,7 +37,7 @@ import type {
 /** Default time allowed for each attempt: the service's own provider timeout (30 s) with room for its retry. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** Default retries after a connection error, 408, 429 or 5xx. */
-export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_MAX_RETRIES = DEFAULT_RETRY_POLICY.maxRetries;
 /** Most retries a caller may ask for. */
 const MAX_RETRIES_LIMIT = 10;
 
@@ -46,6 +53,43 @@ function checkRetries(value: number, origin: string): number {
     throw new ConfigurationError(`${origin} must be an integer from 0 to ${MAX_RETRIES_LIMIT}`);
   }
   return value;
+}
+
+function checkDelay(value: number, origin: string): number {
+  if (!Number.isFinite(value) || value < 0) {
+    throw new ConfigurationError(`${origin} must be a non-negative number of milliseconds`);
+  }
+  return value;
+}
+
+/**
+ * `base` with `options` laid over it, each value checked.
+ *
+ * @throws {ConfigurationError} for a retry count outside 0–10, a negative or
+ * infinite delay, a jitter outside 0–1 or a status that is no HTTP status
+ */
+function retryPolicy(base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy {
+  const policy: RetryPolicy = { ...base, ...definedValues(options ?? {}) };
+  checkRetries(policy.maxRetries, "retry.maxRetries");
+  checkDelay(policy.initialDelayMs, "retry.initialDelayMs");
+  checkDelay(policy.maxDelayMs, "retry.maxDelayMs");
+  checkDelay(policy.maxRetryAfterMs, "retry.maxRetryAfterMs");
+  if (!(policy.jitter >= 0 && policy.jitter <= 1)) {
+    throw new ConfigurationError("retry.jitter must be a number from 0 to 1");
+  }
+  for (const status of policy.statuses) {
+    if (status !== "5xx" && !(Number.isInteger(status) && status >= 100 && status <= 599)) {
+      throw new ConfigurationError('retry.statuses must hold HTTP statuses (100–599) or "5xx"');
+    }
+  }
+  return policy;
+}
+
+/** The options that are not undefined (so `{ maxRetries: undefined }` keeps the default). */
+function definedValues(options: RetryOptions): RetryOptions {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as RetryOptions;
 }
 
 /** A fresh request ID (the service echoes a valid `x-request-id`), when the runtime can make one. */
@@ -70,7 +114,8 @@ function failureReason(error: unknown): string {
  *
  * Every call times out after `timeoutMs` per attempt and retries connection
  * errors, 408, 429 and 5xx up to `maxRetries` times with exponential backoff,
- * honouring `Retry-After` up to 60 s. Errors are {@link PersonaError}
+ * honouring `Retry-After` up to 60 s; the `retry` option changes which
+ * statuses, how often and how long (see {@link RetryPolicy}). Errors are {@link PersonaError}
  * subclasses; their messages are the service's own, and never contain the key.
  *
  * @example
@@ -93,6 +138,8 @@ export class PersonaClient {
   readonly timeoutMs: number;
   /** Retries after a retryable failure. */
   readonly maxRetries: number;
+  /** Which failures are retried and how long the client waits (`maxRetries` included). */
+  readonly retryPolicy: RetryPolicy;
   // Private fields stay out of JSON.stringify, console.log and util.inspect.
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
@@ -130,7 +177,9 @@ export class PersonaClient {
     this.#apiKey = apiKey.trim();
     this.personaId = personaId.trim();
     this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, "timeoutMs");
-    this.maxRetries = checkRetries(options.maxRetries ?? DEFAULT_MAX_RETRIES, "maxRetries");
+    const maxRetries = checkRetries(options.maxRetries ?? DEFAULT_MAX_RETRIES, "maxRetries");
+    this.retryPolicy = retryPolicy({ ...DEFAULT_RETRY_POLICY, maxRetries }, options.retry);
+    this.maxRetries = this.retryPolicy.maxRetries;
     const fetchFunction = options.fetch ?? (globalThis.fetch as typeof fetch | undefined);
     if (typeof fetchFunction !== "function") {
       throw new ConfigurationError("no fetch in this runtime: pass the fetch option");
@@ -215,14 +264,19 @@ export class PersonaClient {
   ): Promise<T> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.timeoutMs, "timeoutMs");
     const maxRetries = checkRetries(options.maxRetries ?? this.maxRetries, "maxRetries");
+    const policy = retryPolicy({ ...this.retryPolicy, maxRetries }, options.retry);
     const payload = JSON.stringify(body);
     for (let retry = 0; ; retry += 1) {
       try {
         return await this.#attempt(path, payload, parse, timeoutMs, options.signal);
       } catch (error) {
         const delay =
-          retry < maxRetries && isRetryable(error) ? retryDelay(error, retry) : undefined;
+          retry < policy.maxRetries && isRetryable(error, policy)
+            ? retryDelay(error, retry, policy)
+            : undefined;
         if (delay === undefined) throw error;
+        // isRetryable holds only for PersonaError subclasses.
+        policy.onRetry?.(error as PersonaError, delay);
         try {
           await sleep(delay, options.signal);
         } catch (reason) {

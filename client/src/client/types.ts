@@ -1,4 +1,5 @@
 import type { MessageInput, RateLimit } from "@persona-reply/shared";
+import type { RetryOptions } from "../internal/retry.js";
 
 /**
  * Options of {@link PersonaClient}. Every option is optional; a missing one
@@ -19,6 +20,12 @@ export interface PersonaClientOptions {
   timeoutMs?: number | undefined;
   /** Retries after a connection error, 408, 429 or 5xx; default 2 (so 3 attempts at most). */
   maxRetries?: number | undefined;
+  /**
+   * Which failures are retried and how long to wait, over the default
+   * (connection errors, 408, 429 and 5xx; backoff 0.5–8 s; `Retry-After` up
+   * to 60 s). Its `maxRetries` wins over the option of that name.
+   */
+  retry?: RetryOptions | undefined;
   /** The fetch to use; default the global `fetch` (Node ≥ 20.19, browsers). */
   fetch?: typeof fetch | undefined;
 }
@@ -31,6 +38,8 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
   /** Retries for this call, overriding the client's `maxRetries`. */
   maxRetries?: number | undefined;
+  /** The retry policy of this call, laid over the client's (its `maxRetries` wins). */
+  retry?: RetryOptions | undefined;
 }
 
 /** Input of {@link PersonaClient.generate} (spec §4.1, §4.4). */

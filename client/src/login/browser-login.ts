@@ -1,8 +1,9 @@
+import type { LoginSource } from "@persona-reply/shared";
 import { maskApiKey } from "../settings/mask-api-key.js";
 import { callbackPage, receivedSentence } from "./callback-page.js";
 import { startCallbackServer } from "./callback-server.js";
 import { BrowserLoginError } from "./login-errors.js";
-import { buildLoginUrl, createLoginSecrets, type LoginSource } from "./login-request.js";
+import { buildLoginUrl, createLoginSecrets } from "./login-request.js";
 import { openSystemBrowser } from "./open-system-browser.js";
 import { readCallback } from "./read-callback.js";
 

@@ -1,4 +1,4 @@
-import type { LoginSource } from "./login-request.js";
+import type { LoginSource } from "@persona-reply/shared";
 
 /** Who asked for the key, by the login's `source` (spec §4.5), and where the person goes back to. */
 const REQUESTERS: Record<LoginSource, { name: string; place: string }> = {

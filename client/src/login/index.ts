@@ -4,6 +4,7 @@
  * export of this file is public.
  */
 
+export type { LoginSource } from "@persona-reply/shared";
 export {
   type BrowserLoginOptions,
   type BrowserLoginResult,
@@ -13,6 +14,6 @@ export {
 export { CALLBACK_PATH, parseCallbackPort } from "./callback-server.js";
 export { BrowserLoginError } from "./login-errors.js";
 export { loginMessages } from "./login-messages.js";
-export { buildLoginUrl, LOGIN_KEY_BITS, type LoginSource } from "./login-request.js";
+export { buildLoginUrl, LOGIN_KEY_BITS } from "./login-request.js";
 export { openSystemBrowser } from "./open-system-browser.js";
 export { createProgressLine, type ProgressLine, type ProgressStream } from "./progress-line.js";

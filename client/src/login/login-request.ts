@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { LOGIN_PATH } from "@persona-reply/shared";
+import {
+  KEY_MANAGEMENT_ALGORITHM,
+  LOGIN_PATH,
+  LOGIN_QUERY_PARAMETERS,
+  type LoginQuery,
+  type LoginSource,
+  RECIPIENT_KEY_RULES,
+} from "@persona-reply/shared";
 import { type CryptoKey, exportJWK, generateKeyPair } from "jose";
 
-/** Where a browser login may come from (spec §4.5 `source`). */
-export type LoginSource = "cli" | "codex" | "claude_code";
-
-/** RSA modulus of the one-time key pair, in bits (the login route asks for ≥ 2048). */
-export const LOGIN_KEY_BITS = 2048;
-/** Key management algorithm of the login route's JWE (issue 5): RSA-OAEP with SHA-256. */
-export const KEY_MANAGEMENT_ALGORITHM = "RSA-OAEP-256";
-/** Content encryption algorithm of the login route's JWE (issue 5): AES-256-GCM. */
-export const CONTENT_ENCRYPTION_ALGORITHM = "A256GCM";
+/** RSA modulus of the one-time key pair, in bits: the smallest the login route accepts. */
+export const LOGIN_KEY_BITS = RECIPIENT_KEY_RULES.minModulusBits;
 
 /** The secrets of one login attempt; they live only in this process's memory. */
 export interface LoginSecrets {
@@ -53,10 +53,16 @@ export function buildLoginUrl(input: {
   source?: LoginSource | undefined;
 }): string {
   const url = new URL(`${input.baseUrl.replace(/\/+$/u, "")}${LOGIN_PATH}`);
-  url.searchParams.set("state", input.state);
-  url.searchParams.set("redirect_uri", input.redirectUri);
-  url.searchParams.set("recipient_public_key_jwk", input.encodedPublicKey);
-  if (input.name !== undefined) url.searchParams.set("name", input.name);
-  if (input.source !== undefined) url.searchParams.set("source", input.source);
+  const query: LoginQuery = {
+    state: input.state,
+    redirect_uri: input.redirectUri,
+    recipient_public_key_jwk: input.encodedPublicKey,
+    name: input.name,
+    source: input.source,
+  };
+  for (const parameter of LOGIN_QUERY_PARAMETERS) {
+    const value = query[parameter];
+    if (value !== undefined) url.searchParams.set(parameter, value);
+  }
   return url.href;
 }

@@ -1,7 +1,11 @@
 import { timingSafeEqual } from "node:crypto";
+import {
+  CONTENT_ENCRYPTION_ALGORITHM,
+  KEY_MANAGEMENT_ALGORITHM,
+  LOGIN_DENIED_ERROR,
+} from "@persona-reply/shared";
 import { type CryptoKey, compactDecrypt } from "jose";
 import { BrowserLoginError } from "./login-errors.js";
-import { CONTENT_ENCRYPTION_ALGORITHM, KEY_MANAGEMENT_ALGORITHM } from "./login-request.js";
 
 /** Longest API key accepted from a callback (ours are 42 characters). */
 const MAX_KEY_LENGTH = 256;
@@ -38,7 +42,7 @@ export async function readCallback(
   }
   const error = query.get("error");
   if (error !== null) {
-    if (error === "access_denied") {
+    if (error === LOGIN_DENIED_ERROR) {
       throw new BrowserLoginError(
         "denied",
         "the login was denied in the browser; no key was created",

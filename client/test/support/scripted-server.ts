@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBodyText } from "../../../test-support/read-body.js";
 
 /** One scripted answer: a status, headers and a body; or hang without answering; or drop the connection. */
 export type ScriptedAnswer =
@@ -57,31 +58,30 @@ export async function startScriptedServer(script: ScriptedAnswer[]): Promise<Scr
   const requests: SeenRequest[] = [];
   const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      requests.push({
-        method: request.method ?? "",
-        url: request.url ?? "",
-        headers: request.headers,
-        body,
-        arrivedAt: performance.now(),
-      });
-      const answer = script[Math.min(requests.length - 1, script.length - 1)];
-      if (answer === undefined || "hang" in answer) {
-        hanging.add(response);
-        return;
-      }
-      if ("drop" in answer) {
-        request.socket.destroy();
-        return;
-      }
-      response.writeHead(answer.status, answer.headers ?? {});
-      response.end(answer.body);
-    });
+    // A request that fails before its end is not answered: its client went away.
+    readBodyText(request).then(
+      (body) => {
+        requests.push({
+          method: request.method ?? "",
+          url: request.url ?? "",
+          headers: request.headers,
+          body,
+          arrivedAt: performance.now(),
+        });
+        const answer = script[Math.min(requests.length - 1, script.length - 1)];
+        if (answer === undefined || "hang" in answer) {
+          hanging.add(response);
+          return;
+        }
+        if ("drop" in answer) {
+          request.socket.destroy();
+          return;
+        }
+        response.writeHead(answer.status, answer.headers ?? {});
+        response.end(answer.body);
+      },
+      () => undefined,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBodyText } from "../../../test-support/read-body.js";
 import type { ApiFixture } from "../../../test-support/spawn-service.js";
 import type { AppOptions } from "../../server/app.js";
 import { loadConfig } from "../../server/config.js";
@@ -98,18 +99,17 @@ export async function startStandIn(
 ): Promise<StandIn> {
   const requests: string[] = [];
   const server = http.createServer((request, response) => {
-    let body = "";
-    request.setEncoding("utf8");
-    request.on("data", (chunk: string) => {
-      body += chunk;
-    });
-    request.on("end", () => {
-      const path = request.url ?? "/";
-      requests.push(path);
-      Promise.resolve(handler({ path, body, headers: request.headers }, response)).catch(() => {
-        response.writeHead(599).end();
-      });
-    });
+    // A request that fails before its end is not answered: its client went away.
+    readBodyText(request).then(
+      (body) => {
+        const path = request.url ?? "/";
+        requests.push(path);
+        Promise.resolve(handler({ path, body, headers: request.headers }, response)).catch(() => {
+          response.writeHead(599).end();
+        });
+      },
+      () => undefined,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

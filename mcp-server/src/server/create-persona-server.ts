@@ -1,7 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { redactSecrets } from "@persona-reply/client";
-import { callWithRetries } from "../internal/call-with-retries.js";
+import { type RequestOptions, redactSecrets } from "@persona-reply/client";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import type { ActiveSettings, ClientSource } from "../settings/client-source.js";
 import {
@@ -71,24 +70,27 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
     { instructions: SERVER_INSTRUCTIONS },
   );
 
-  /** Runs one tool call: settings, the request with retries, and errors as tool results. */
+  /**
+   * Runs one tool call: settings, the request (retried by the client under
+   * TOOL_RETRY_POLICY, with this server's retry count), and errors as tool results.
+   */
   const run = async (
     tool: "generate" | "personify",
     signal: AbortSignal,
-    call: (settings: ActiveSettings, signal: AbortSignal | undefined) => Promise<CallToolResult>,
+    call: (settings: ActiveSettings, request: RequestOptions) => Promise<CallToolResult>,
   ): Promise<CallToolResult> => {
     const started = performance.now();
     let settings: ActiveSettings | undefined;
     try {
       settings = options.clientSource();
       const active = settings;
-      const result = await callWithRetries((attemptSignal) => call(active, attemptSignal), {
+      const result = await call(active, {
         signal,
-        maxRetries: options.maxRetries ?? 2,
-        onRetry: (error, delayMs) =>
-          logger.info(
-            `${tool}: ${error instanceof Error ? error.message : String(error)}; retrying in ${Math.round(delayMs)} ms`,
-          ),
+        retry: {
+          maxRetries: options.maxRetries ?? 2,
+          onRetry: (error, delayMs) =>
+            logger.info(`${tool}: ${error.message}; retrying in ${Math.round(delayMs)} ms`),
+        },
       });
       logger.info(`${tool} answered in ${Math.round(performance.now() - started)} ms`);
       return result;
@@ -109,13 +111,13 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
-      run(GENERATE_TOOL_NAME, extra.signal, async (settings, signal) => {
+      run(GENERATE_TOOL_NAME, extra.signal, async (settings, request) => {
         const messages = historyOf(input);
-        const request =
+        const generateInput =
           input.includeVariations === undefined
             ? { messages }
             : { messages, includeVariations: input.includeVariations };
-        return generateToolResult(await settings.client.generate(request, { signal }));
+        return generateToolResult(await settings.client.generate(generateInput, request));
       }),
   );
 
@@ -129,8 +131,8 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
-      run(PERSONIFY_TOOL_NAME, extra.signal, async (settings, signal) =>
-        personifyToolResult(await settings.client.personify({ raw: input.raw }, { signal })),
+      run(PERSONIFY_TOOL_NAME, extra.signal, async (settings, request) =>
+        personifyToolResult(await settings.client.personify({ raw: input.raw }, request)),
       ),
   );
 

@@ -2,6 +2,7 @@ import { PersonaClient } from "@persona-reply/client";
 import { profilesFilePath, resolveSettings, type SettingSource } from "@persona-reply/client/node";
 import { readEnvFile, type ServiceVariable } from "./read-env-file.js";
 import { SetupRequiredError, setupInstructions } from "./setup-instructions.js";
+import { TOOL_RETRY_POLICY } from "./tool-retry-policy.js";
 
 /** Values given on the `persona-mcp` command line (never a key: the command line refuses one). */
 export interface ServerFlags {
@@ -36,7 +37,7 @@ export type ApiKeySource = "environment" | "env file" | "profile";
 
 /** A configured client and where each of its settings came from, for messages. */
 export interface ActiveSettings {
-  /** The client, built with `maxRetries: 0` (the tools retry themselves, never a 429). */
+  /** The client, built with {@link TOOL_RETRY_POLICY} (never retries a 429). */
   client: PersonaClient;
   /** The persona every call speaks as. */
   personaId: string;
@@ -138,7 +139,7 @@ export function createClientSource(options: ClientSourceOptions): ClientSource {
       personaId: settings.personaId,
       baseUrl: settings.baseUrl,
       timeoutMs: options.timeoutMs,
-      maxRetries: 0,
+      retry: TOOL_RETRY_POLICY,
       fetch: options.fetch,
     });
     const apiKeySource: ApiKeySource =

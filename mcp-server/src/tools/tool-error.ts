@@ -1,20 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  AuthenticationError,
-  BadRequestError,
-  ConfigurationError,
-  ConnectionError,
-  InternalServerError,
-  NotFoundError,
-  PaymentRequiredError,
-  PermissionDeniedError,
-  PersonaError,
-  RateLimitError,
-  RequestAbortedError,
-  redactSecrets,
-  TimeoutError,
-  UnprocessableEntityError,
-} from "@persona-reply/client";
+import { describeError, type PersonaError, redactSecrets } from "@persona-reply/client";
 import type { ActiveSettings } from "../settings/client-source.js";
 import {
   replaceKeyInstructions,
@@ -76,7 +61,7 @@ function personaIdWords(settings: ActiveSettings | undefined): string {
     : ` The persona ID in use is ${settings.personaId}, from ${settings.origins.personaId}.`;
 }
 
-/** The message and what to do about it, by error class. */
+/** The message and what to do about it, by the client's description of the error. */
 function explain(error: unknown, context: ToolErrorContext): { text: string; kind: string } {
   const settings = context.settings;
   const keyWords =
@@ -87,128 +72,127 @@ function explain(error: unknown, context: ToolErrorContext): { text: string; kin
   if (error instanceof ToolInputError) {
     return { text: `Invalid arguments: ${error.message}`, kind: "invalid arguments" };
   }
-  if (error instanceof ConfigurationError) {
-    return {
-      text: [
-        `Persona Reply is misconfigured: ${said(error.message)}`,
-        "Fix the setting where it comes from (the server's flags, its environment, the env file, or `persona configure` in the user's terminal), then call again.",
-      ].join("\n"),
-      kind: "misconfigured",
-    };
+  const description = describeError(error);
+  const persona = description.personaError;
+  if (persona === undefined) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { text: `persona-mcp failed unexpectedly: ${message}`, kind: "unexpected" };
   }
-  if (error instanceof AuthenticationError) {
-    // What to change depends on where the key came from: a new key in the
-    // env file does nothing while the environment still sets one.
-    const steps =
-      settings === undefined
-        ? [
-            "Ask the user to set up a valid key, then call again:",
-            ...setupInstructions(context.envFile).map((step) => `- ${step}`),
-          ]
-        : replaceKeyInstructions(settings.apiKeySource, context.envFile);
-    return {
-      text: [
-        `The Persona Reply service refused the API key (${statusText(error)}): ${said(error.message)}${keyWords}`,
-        ...steps,
-      ].join("\n"),
-      kind: "401",
-    };
-  }
-  if (error instanceof PaymentRequiredError) {
-    return {
-      text: [
-        `The Persona Reply service asked for payment (${statusText(error)}): ${said(error.message)}`,
-        "This persona takes payment from callers without a key; set up an API key instead:",
-        ...setupInstructions(context.envFile).map((step) => `- ${step}`),
-      ].join("\n"),
-      kind: "402",
-    };
-  }
-  if (error instanceof PermissionDeniedError) {
-    const personifyDenied = context.tool === "personify" && /personify/iu.test(error.message);
-    const advice = personifyDenied
-      ? `This persona (${settings?.personaId ?? "?"}) has no /personify access. Use the generate tool instead, or ask the Persona Reply operator to grant personify access. Retrying will not help.`
-      : "The key's account is not active (or not allowed to do this). Ask the Persona Reply operator; retrying will not help.";
-    return {
-      text: `The Persona Reply service refused this call (${statusText(error)}): ${said(error.message)}\n${advice}`,
-      kind: "403",
-    };
-  }
-  if (error instanceof NotFoundError) {
-    return {
-      text: [
-        `The Persona Reply service does not know this persona (${statusText(error)}): ${said(error.message)}${personaIdWords(settings)}`,
-        `Check the persona ID the operator handed over at onboarding and set it: ${SET_PERSONA_ID}`,
-      ].join("\n"),
-      kind: "404",
-    };
-  }
-  if (error instanceof BadRequestError || error instanceof UnprocessableEntityError) {
-    // The service names the field and the rule it broke; say that only. The
-    // persona ID is no argument of the tools but a setting of this server.
-    if (/^personaId\b/u.test(error.message)) {
+  const message = said(persona.message);
+  switch (description.kind) {
+    case "configuration":
       return {
         text: [
-          `The Persona Reply service refused the configured persona ID (${statusText(error)}): ${said(error.message)}${personaIdWords(settings)}`,
-          `Set it to the persona UUID the operator handed over at onboarding: ${SET_PERSONA_ID}`,
+          `Persona Reply is misconfigured: ${message}`,
+          "Fix the setting where it comes from (the server's flags, its environment, the env file, or `persona configure` in the user's terminal), then call again.",
         ].join("\n"),
-        kind: String(error.status),
+        kind: "misconfigured",
+      };
+    case "authentication": {
+      // What to change depends on where the key came from: a new key in the
+      // env file does nothing while the environment still sets one.
+      const steps =
+        settings === undefined
+          ? [
+              "Ask the user to set up a valid key, then call again:",
+              ...setupInstructions(context.envFile).map((step) => `- ${step}`),
+            ]
+          : replaceKeyInstructions(settings.apiKeySource, context.envFile);
+      return {
+        text: [
+          `The Persona Reply service refused the API key (${statusText(persona)}): ${message}${keyWords}`,
+          ...steps,
+        ].join("\n"),
+        kind: "401",
       };
     }
-    return {
-      text: `The Persona Reply service rejected the arguments (${statusText(error)}): ${said(error.message)} Correct them and call again.`,
-      kind: String(error.status),
-    };
-  }
-  if (error instanceof RateLimitError) {
-    const now = context.now ?? Date.now();
-    if (error.type === "insufficient_balance") {
+    case "payment_required":
       return {
-        text: `The Persona Reply account's balance is used up (${statusText(error)}): ${said(error.message)}\nRetrying will not help until the operator tops the account up; tell the user.`,
+        text: [
+          `The Persona Reply service asked for payment (${statusText(persona)}): ${message}`,
+          "This persona takes payment from callers without a key; set up an API key instead:",
+          ...setupInstructions(context.envFile).map((step) => `- ${step}`),
+        ].join("\n"),
+        kind: "402",
+      };
+    case "permission": {
+      const personifyDenied = context.tool === "personify" && /personify/iu.test(persona.message);
+      const advice = personifyDenied
+        ? `This persona (${settings?.personaId ?? "?"}) has no /personify access. Use the generate tool instead, or ask the Persona Reply operator to grant personify access. Retrying will not help.`
+        : "The key's account is not active (or not allowed to do this). Ask the Persona Reply operator; retrying will not help.";
+      return {
+        text: `The Persona Reply service refused this call (${statusText(persona)}): ${message}\n${advice}`,
+        kind: "403",
+      };
+    }
+    case "not_found":
+      return {
+        text: [
+          `The Persona Reply service does not know this persona (${statusText(persona)}): ${message}${personaIdWords(settings)}`,
+          `Check the persona ID the operator handed over at onboarding and set it: ${SET_PERSONA_ID}`,
+        ].join("\n"),
+        kind: "404",
+      };
+    case "invalid_request":
+      // The service names the field and the rule it broke; say that only. The
+      // persona ID is no argument of the tools but a setting of this server.
+      if (/^personaId\b/u.test(persona.message)) {
+        return {
+          text: [
+            `The Persona Reply service refused the configured persona ID (${statusText(persona)}): ${message}${personaIdWords(settings)}`,
+            `Set it to the persona UUID the operator handed over at onboarding: ${SET_PERSONA_ID}`,
+          ].join("\n"),
+          kind: String(persona.status),
+        };
+      }
+      return {
+        text: `The Persona Reply service rejected the arguments (${statusText(persona)}): ${message} Correct them and call again.`,
+        kind: String(persona.status),
+      };
+    case "balance_exhausted":
+      return {
+        text: `The Persona Reply account's balance is used up (${statusText(persona)}): ${message}\nRetrying will not help until the operator tops the account up; tell the user.`,
         kind: "429 balance",
       };
+    case "rate_limited": {
+      const now = context.now ?? Date.now();
+      const when =
+        description.retryAfter === undefined
+          ? "The service gave no time to retry: wait at least a minute before calling again."
+          : `Retry after ${retryWords(description.retryAfter, now)}; calls before then are refused too.`;
+      return {
+        text: `The Persona Reply rate limit was reached (${statusText(persona)}): ${message}\n${when}`,
+        kind: "429",
+      };
     }
-    const when =
-      error.retryAfter === undefined
-        ? "The service gave no time to retry: wait at least a minute before calling again."
-        : `Retry after ${retryWords(error.retryAfter, now)}; calls before then are refused too.`;
-    return {
-      text: `The Persona Reply rate limit was reached (${statusText(error)}): ${said(error.message)}\n${when}`,
-      kind: "429",
-    };
+    case "server":
+      return {
+        text: `The Persona Reply service failed (${statusText(persona)}): ${message}\nTry again in a little while; if it keeps failing, tell the user and quote the request ID.`,
+        kind: String(persona.status),
+      };
+    case "timeout":
+      return {
+        text: `The Persona Reply service did not answer in time: ${message}\nTry again; a long history takes longer, so shorten it if this repeats.`,
+        kind: "timeout",
+      };
+    case "connection": {
+      const where =
+        settings === undefined ? "" : ` The base URL is from ${settings.origins.baseUrl}.`;
+      return {
+        text: `Could not reach the Persona Reply service: ${message}${where}\nCheck that the service is up and that SERVICE_BASE_URL is its origin (without /api/v1), then call again.`,
+        kind: "connection",
+      };
+    }
+    case "aborted":
+      return { text: "The call was cancelled before the service answered.", kind: "cancelled" };
+    default: {
+      const status = persona.status === undefined ? "" : ` (${statusText(persona)})`;
+      return {
+        text: `The Persona Reply call failed${status}: ${message}`,
+        kind: String(persona.status ?? "failure"),
+      };
+    }
   }
-  if (error instanceof InternalServerError) {
-    return {
-      text: `The Persona Reply service failed (${statusText(error)}): ${said(error.message)}\nTry again in a little while; if it keeps failing, tell the user and quote the request ID.`,
-      kind: String(error.status),
-    };
-  }
-  if (error instanceof TimeoutError) {
-    return {
-      text: `The Persona Reply service did not answer in time: ${said(error.message)}\nTry again; a long history takes longer, so shorten it if this repeats.`,
-      kind: "timeout",
-    };
-  }
-  if (error instanceof ConnectionError) {
-    const where =
-      settings === undefined ? "" : ` The base URL is from ${settings.origins.baseUrl}.`;
-    return {
-      text: `Could not reach the Persona Reply service: ${said(error.message)}${where}\nCheck that the service is up and that SERVICE_BASE_URL is its origin (without /api/v1), then call again.`,
-      kind: "connection",
-    };
-  }
-  if (error instanceof RequestAbortedError) {
-    return { text: "The call was cancelled before the service answered.", kind: "cancelled" };
-  }
-  if (error instanceof PersonaError) {
-    const status = error.status === undefined ? "" : ` (${statusText(error)})`;
-    return {
-      text: `The Persona Reply call failed${status}: ${said(error.message)}`,
-      kind: String(error.status ?? "failure"),
-    };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { text: `persona-mcp failed unexpectedly: ${message}`, kind: "unexpected" };
 }
 
 /**
@@ -228,7 +212,7 @@ function explain(error: unknown, context: ToolErrorContext): { text: string; kin
  */
 export function describeToolError(error: unknown, context: ToolErrorContext): DescribedToolError {
   const { text, kind } = explain(error, context);
-  const requestId = error instanceof PersonaError ? error.requestId : undefined;
+  const requestId = describeError(error).personaError?.requestId;
   const full = requestId === undefined ? text : `${text}\nRequest ID: ${requestId}`;
   const secrets = context.settings?.secrets ?? [];
   const safe = redactSecrets(full, secrets);

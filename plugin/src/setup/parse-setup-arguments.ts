@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { normalizeBaseUrl } from "@persona-reply/client";
 import { parseCallbackPort } from "@persona-reply/client/login";
-import { personaIdSchema } from "@persona-reply/shared";
+import { type LoginSource, personaIdSchema } from "@persona-reply/shared";
 
 /** Who runs the setup, sent as the login's `source` (spec §4.5). */
-export const SETUP_SOURCES = ["claude_code", "codex"] as const;
+export const SETUP_SOURCES = ["claude_code", "codex"] as const satisfies readonly LoginSource[];
 
 /** A value of {@link SETUP_SOURCES}. */
 export type SetupSource = (typeof SETUP_SOURCES)[number];

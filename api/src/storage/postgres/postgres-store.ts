@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import type { Logger } from "../../logging/logger.js";
 import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
-import { migrateToLatest } from "../migrations.js";
+import { migrateToLatest, type SchemaMigrations } from "../migrations.js";
 import type { DatabaseSchema } from "../schema.js";
 import type { Store } from "../store.js";
 import { StoreHealth } from "../store-health.js";
@@ -70,7 +70,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     health,
     location,
     timeoutMs: options.timeouts.statementMs,
-    async migrate(): Promise<void> {
+    async migrate(migrations: SchemaMigrations): Promise<void> {
       // A pool of its own without statement_timeout: an index on a large table may take a while.
       const migrationPool = createPostgresPool(
         options.url,
@@ -82,7 +82,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
         dialect: new PostgresDialect({ pool: kyselyPool(migrationPool, health) as never }),
       });
       try {
-        await migrateToLatest(migrationDatabase as unknown as Kysely<unknown>);
+        await migrateToLatest(migrationDatabase as unknown as Kysely<unknown>, migrations);
       } finally {
         await migrationDatabase.destroy();
       }

@@ -202,7 +202,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     health,
     location: options.file,
     timeoutMs: options.timeoutMs,
-    migrate: () => migrateToLatest(migrationDatabase as unknown as Kysely<unknown>),
+    migrate: (migrations) =>
+      migrateToLatest(migrationDatabase as unknown as Kysely<unknown>, migrations),
     async probe(instanceId: string, deadline: Deadline): Promise<void> {
       const fence = health.current;
       if (fence?.kind === "replaced") throw fence;

@@ -1,10 +1,10 @@
-import { LOGIN_PATH } from "@persona-reply/shared";
 import {
+  LOGIN_PATH,
   LOGIN_SOURCES,
   MAX_REDIRECT_URI_LENGTH,
   MAX_STATE_LENGTH,
   MIN_STATE_LENGTH,
-} from "../login/login-parameters.js";
+} from "@persona-reply/shared";
 import type { JsonSchema } from "./openapi-types.js";
 
 /** A field of a form or a query parameter of a page route. */
@@ -16,7 +16,7 @@ export interface Field {
 }
 
 /** A server-rendered page route of the playground or the browser login. */
-export interface PageRoute {
+export interface DocumentedPage {
   method: "get" | "post";
   path: string;
   operationId: string;
@@ -74,7 +74,7 @@ const SIGNED_OUT_GET = "Not signed in: to /sign-in, which brings the browser bac
  * The server-rendered routes of the browser login (spec §4.5) and the
  * playground (spec §1.6, §5.3), as the OpenAPI document describes them.
  */
-export const PAGE_ROUTES: PageRoute[] = [
+export const DOCUMENTED_PAGES: DocumentedPage[] = [
   {
     method: "get",
     path: LOGIN_PATH,

@@ -1,14 +1,13 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  ConnectionError,
   InternalServerError,
   PersonaClient,
   RateLimitError,
   RequestAbortedError,
 } from "@persona-reply/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { callWithRetries, isTransient } from "./call-with-retries.js";
+import { TOOL_RETRY_POLICY } from "./tool-retry-policy.js";
 
 // A scripted node:http double of the service: each request takes the next
 // answer of the script, so retries can be counted.
@@ -43,7 +42,7 @@ async function scripted(
     apiKey: `prk_${"Rt5".repeat(13)}`,
     personaId: "11111111-1111-4111-8111-111111111111",
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    maxRetries: 0,
+    retry: TOOL_RETRY_POLICY,
   });
   return { client, count: () => count };
 }
@@ -56,7 +55,7 @@ afterEach(async () => {
   }
 });
 
-describe("callWithRetries", () => {
+describe("TOOL_RETRY_POLICY", () => {
   it("retries a 503 and a 502 and returns the first success", async () => {
     const json = { "content-type": "application/json" };
     const failure = JSON.stringify({ error: { type: "upstream_error", message: "down" } });
@@ -66,9 +65,8 @@ describe("callWithRetries", () => {
       OK,
     ]);
     const waits: number[] = [];
-    const reply = await callWithRetries((signal) => client.generate(input, { signal }), {
-      initialDelayMs: 1,
-      onRetry: (_error, delay) => waits.push(delay),
+    const reply = await client.generate(input, {
+      retry: { initialDelayMs: 1, onRetry: (_error, delay) => waits.push(delay) },
     });
     expect(reply.finalReply).toBe("Hi!");
     expect(count()).toBe(3);
@@ -80,10 +78,7 @@ describe("callWithRetries", () => {
       { status: 500, headers: { "content-type": "text/plain" }, body: "broken" },
     ]);
     await expect(
-      callWithRetries((signal) => client.generate(input, { signal }), {
-        maxRetries: 1,
-        initialDelayMs: 1,
-      }),
+      client.generate(input, { retry: { maxRetries: 1, initialDelayMs: 1 } }),
     ).rejects.toBeInstanceOf(InternalServerError);
     expect(count()).toBe(2);
   });
@@ -97,9 +92,7 @@ describe("callWithRetries", () => {
       },
       OK,
     ]);
-    const error = await callWithRetries((signal) => client.generate(input, { signal })).catch(
-      (reason: unknown) => reason,
-    );
+    const error = await client.generate(input).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfter).toBe(1);
     expect(count()).toBe(1);
@@ -110,9 +103,7 @@ describe("callWithRetries", () => {
       { status: 503, headers: { "content-type": "text/plain", "retry-after": "30" }, body: "busy" },
       OK,
     ]);
-    await expect(callWithRetries((signal) => client.generate(input, { signal }))).rejects.toThrow(
-      "busy",
-    );
+    await expect(client.generate(input)).rejects.toThrow("busy");
     expect(count()).toBe(1);
   });
 
@@ -121,18 +112,24 @@ describe("callWithRetries", () => {
       { status: 503, headers: { "content-type": "text/plain" }, body: "busy" },
     ]);
     const controller = new AbortController();
-    const call = callWithRetries((signal) => client.generate(input, { signal }), {
+    const call = client.generate(input, {
       signal: controller.signal,
-      initialDelayMs: 5_000,
-      onRetry: () => controller.abort(),
+      retry: { initialDelayMs: 5_000, onRetry: () => controller.abort() },
     });
     await expect(call).rejects.toBeInstanceOf(RequestAbortedError);
   });
 
-  it("counts connection errors, 408 and 5xx as transient, other failures not", () => {
-    expect(isTransient(new ConnectionError("refused"))).toBe(true);
-    expect(isTransient(new InternalServerError("x", { status: 504 }))).toBe(true);
-    expect(isTransient(new RateLimitError("x", { status: 429 }))).toBe(false);
-    expect(isTransient(new Error("x"))).toBe(false);
+  it("retries a 408 and a 504, but not a 400", async () => {
+    const text = { "content-type": "text/plain" };
+    const { client, count } = await scripted([
+      { status: 408, headers: text, body: "slow" },
+      { status: 504, headers: text, body: "gateway" },
+      { status: 400, headers: text, body: "bad" },
+      OK,
+    ]);
+    await expect(
+      client.generate(input, { retry: { maxRetries: 5, initialDelayMs: 1 } }),
+    ).rejects.toThrow("bad");
+    expect(count()).toBe(3);
   });
 });

@@ -1,0 +1,23 @@
+import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
+import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
+import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
+import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
+import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
+import { CORE_MIGRATIONS } from "./storage/core-migration.js";
+import type { SchemaMigrations } from "./storage/migrations.js";
+import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
+
+/**
+ * Every migration of the service, gathered from the features that own
+ * them; storage applies them in the order of their names (`0001_…`).
+ * The next free number is the highest here plus one.
+ */
+export const SCHEMA_MIGRATIONS: SchemaMigrations = {
+  ...CORE_MIGRATIONS,
+  ...BILLING_MIGRATIONS,
+  ...PLAYGROUND_MIGRATIONS,
+  ...RATE_LIMIT_MIGRATIONS,
+  ...STORAGE_MIGRATIONS,
+  ...MODEL_ROUTES_MIGRATIONS,
+  ...KEY_FLASH_MIGRATIONS,
+};
