@@ -6,7 +6,7 @@ import type {
   PathItemObject,
   ResponseObject,
 } from "./openapi-types.js";
-import { type Field, PAGE_ROUTES, type PageRoute } from "./page-routes.js";
+import { type Field, PAGE_ROUTES, type PageRoute, SIGNED_OUT_GET } from "./page-routes.js";
 
 const CSRF_FIELD: Field = {
   name: "_csrf",
@@ -183,6 +183,24 @@ export function browserPaths(): Record<string, PathItemObject> {
       },
     };
   }
+  paths["/usage.csv"] = {
+    get: {
+      operationId: "usageCsv",
+      tags: ["Playground"],
+      summary: "Usage as CSV",
+      description:
+        "The figures of the usage page as CSV (RFC 4180, CRLF line ends, header line first): day, persona_id, persona_name, endpoint, requests, served, input_tokens, output_tokens, spend (decimal), currency; one line per UTC day, persona and endpoint with any request in the last 30 days, oldest first. Not in the spec; see api/README.md.",
+      security: [{ PlaygroundSession: [] }],
+      responses: {
+        "200": {
+          description: "The CSV file (Content-Disposition: attachment).",
+          headers: { "x-request-id": HEADER_REFERENCES.requestId },
+          content: { "text/csv": { schema: string() } },
+        },
+        "303": pageResponse("303", SIGNED_OUT_GET),
+      },
+    },
+  };
   paths["/playground/api/generate"] = { post: playgroundCall("generate") };
   paths["/playground/api/personify"] = { post: playgroundCall("personify") };
   return paths;
