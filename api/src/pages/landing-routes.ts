@@ -58,7 +58,7 @@ export function createLandingRouter(web: WebSupport): Router {
         <p>Send your key in <code>x-api-key</code> or as <code>Authorization: Bearer</code>. Clients of
         the completions interface take <code>${api}</code> as their base URL and the persona ID as the
         model; <code>GET ${MODELS_PATH}</code> lists the personas your key may use.</p>
-        <pre><code>curl -s ${api}/generate \\
+        <pre tabindex="0"><code>curl -s ${api}/generate \\
   -H "content-type: application/json" -H "x-api-key: $SERVICE_API_KEY" \\
   -d '{"personaId":"&lt;persona ID&gt;","messages":[{"role":"user","content":"Hello!"}]}'</code></pre>`,
     });

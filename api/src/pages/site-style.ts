@@ -127,16 +127,17 @@ form { margin: 0 0 1rem; }
 .chart-grid { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .chart { margin: 0; padding: 0.75rem 1rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); min-width: 0; }
 .chart figcaption { font-weight: 700; margin-bottom: 0.5rem; }
-.chart svg { width: 100%; height: auto; max-width: 100%; }
-.chart [aria-label="symbol legend"], .chart div[class$="-swatches"] { margin-bottom: 0.25rem; font-size: 0.875rem; }
+.chart svg.plot { display: block; width: 100%; height: auto; max-width: 100%; }
+.chart-narrow { display: none; }
+@media (max-width: 40rem) {
+  .chart-wide { display: none; }
+  .chart-narrow { display: block; }
+}
 .chart-summary { font-size: 0.875rem; margin: 0.5rem 0 0; }
 .meter { display: inline-block; width: 8rem; max-width: 100%; height: 0.6rem; border-radius: 999px; background: var(--background); border: 1px solid var(--border); overflow: hidden; vertical-align: middle; }
 .meter > span { display: block; height: 100%; background: var(--meter); }
 .meter.full > span { background: var(--meter-full); background-image: repeating-linear-gradient(45deg, transparent 0 4px, rgb(0 0 0 / 25%) 4px 8px); }
-@media (min-width: 60rem) {
-  .chart-grid { grid-template-columns: 1fr 1fr; }
-  .chart-grid > .chart:last-child:nth-child(odd) { grid-column: 1 / -1; }
-}
+.limits td, td.day { white-space: nowrap; }
 @media (min-width: 40rem) {
   main { padding: 1.5rem 1.25rem; }
   h1 { font-size: 2rem; }

@@ -32,6 +32,8 @@ export interface LineChart {
   unit: string;
   /** How a value is written in tooltips and the summary, e.g. `3 requests`, `0.25 USD`. */
   format: (value: number) => string;
+  /** Values are drawn divided by this (1 000 000 draws micro-units as units); tooltips keep the values. */
+  scale?: number;
   /** Fill the area under a single series (the balance). */
   area?: boolean;
 }
@@ -77,38 +79,35 @@ interface Point {
   day: Date;
   dayText: string;
   series: string;
+  /** The value as stored (tooltips format it). */
   value: number;
+  /** The value as drawn: {@link Point.value} divided by the chart's scale. */
+  drawn: number;
 }
 
-/**
- * Draws a chart as a `<figure>`: caption, SVG (`role="img"`, labelled, with
- * a tooltip per point) and the summary sentence.
- */
-export function renderLineChart(chart: LineChart): SafeHtml {
-  const summary = chartSummary(chart);
-  const points: Point[] = chart.series.flatMap((entry) =>
-    chart.days.map((day, index) => ({
-      day: new Date(`${day}T00:00:00Z`),
-      dayText: day,
-      series: entry.name,
-      value: entry.values[index] ?? 0,
-    })),
-  );
+/** The two drawings of each chart: one for wide screens, one for phones (CSS shows one). */
+const SIZES = [
+  { name: "wide", width: 860, height: 300, ticks: 8, fontSize: "13px", radius: 3.5 },
+  { name: "narrow", width: 360, height: 240, ticks: 4, fontSize: "12px", radius: 2.5 },
+] as const;
+
+/** Draws one size of a chart: Plot's legend (when it has one) and the labelled SVG. */
+function drawPlot(chart: LineChart, points: Point[], size: (typeof SIZES)[number]): string {
   const names = chart.series.map((entry) => entry.name);
   const title = (point: Point) =>
     `${point.series} · ${point.dayText}: ${chart.format(point.value)}`;
   const marks: Plot.Markish[] = [Plot.ruleY([0])];
   if (chart.area === true) {
-    marks.push(Plot.areaY(points, { x: "day", y: "value", fill: "series", fillOpacity: 0.15 }));
+    marks.push(Plot.areaY(points, { x: "day", y: "drawn", fill: "series", fillOpacity: 0.15 }));
   }
   marks.push(
-    Plot.lineY(points, { x: "day", y: "value", stroke: "series", z: "series", strokeWidth: 2 }),
+    Plot.lineY(points, { x: "day", y: "drawn", stroke: "series", z: "series", strokeWidth: 2 }),
     Plot.dot(points, {
       x: "day",
-      y: "value",
+      y: "drawn",
       stroke: "series",
       symbol: "series",
-      r: 3.5,
+      r: size.radius,
       strokeWidth: 1.5,
       fill: "var(--surface, white)",
       title,
@@ -116,25 +115,57 @@ export function renderLineChart(chart: LineChart): SafeHtml {
   );
   const plot = Plot.plot({
     document,
-    width: 640,
-    height: 260,
-    marginLeft: 56,
-    style: { background: "transparent", fontSize: "12px" },
-    x: { type: "utc", label: null, ticks: 6 },
-    y: { grid: true, label: chart.unit, zero: true, nice: true },
+    width: size.width,
+    height: size.height,
+    marginLeft: 64,
+    marginRight: 16,
+    style: { background: "transparent", fontSize: size.fontSize },
+    x: { type: "utc", label: null, ticks: size.ticks },
+    y: { grid: true, label: chart.unit, zero: true, nice: true, ticks: 5 },
     color: { domain: names, scheme: "observable10" },
     symbol: { domain: names, legend: names.length > 1 },
     marks,
   });
-  // With a legend Plot returns a <figure> holding the legend and the SVG; take both parts.
-  const svg = plot.tagName.toLowerCase() === "svg" ? plot : plot.querySelector("svg");
+  // With a legend Plot returns a <figure> holding the legend and the SVG.
+  const svg =
+    plot.tagName.toLowerCase() === "svg"
+      ? plot
+      : [...plot.children].find((child) => child.tagName.toLowerCase() === "svg");
+  // The SVG is one image to assistive technology: Plot's labels of its inner
+  // groups are not allowed there (ARIA), so only the SVG keeps one.
+  for (const element of plot.querySelectorAll("[aria-label]")) {
+    if (element !== svg) element.removeAttribute("aria-label");
+  }
   svg?.setAttribute("role", "img");
   svg?.setAttribute("aria-label", chart.title);
   svg?.setAttribute("aria-describedby", `${chart.id}-summary`);
-  const drawn = plot.tagName.toLowerCase() === "svg" ? plot.outerHTML : plot.innerHTML;
+  svg?.setAttribute("class", `${svg.getAttribute("class") ?? ""} plot`.trim());
+  return plot.tagName.toLowerCase() === "svg" ? plot.outerHTML : plot.innerHTML;
+}
+
+/**
+ * Draws a chart as a `<figure>`: caption, the SVG (`role="img"`, labelled,
+ * with a tooltip per point) at two sizes of which CSS shows one, and the
+ * summary sentence.
+ */
+export function renderLineChart(chart: LineChart): SafeHtml {
+  const summary = chartSummary(chart);
+  const scale = chart.scale ?? 1;
+  const points: Point[] = chart.series.flatMap((entry) =>
+    chart.days.map((day, index) => ({
+      day: new Date(`${day}T00:00:00Z`),
+      dayText: day,
+      series: entry.name,
+      value: entry.values[index] ?? 0,
+      drawn: (entry.values[index] ?? 0) / scale,
+    })),
+  );
   return html`<figure class="chart" data-chart="${chart.id}">
     <figcaption>${chart.title}</figcaption>
-    ${new SafeHtml(drawn)}
+    ${SIZES.map(
+      (size) =>
+        html`<div class="chart-${size.name}">${new SafeHtml(drawPlot(chart, points, size))}</div>`,
+    )}
     <p class="chart-summary muted" id="${chart.id}-summary">${summary}</p>
   </figure>`;
 }

@@ -1,4 +1,4 @@
-import { formatMoney } from "../billing/money.js";
+import { formatMoney, MICROS_PER_UNIT } from "../billing/money.js";
 import { html, type SafeHtml } from "../pages/html.js";
 import { type ChartSeries, limitSeries, renderLineChart } from "./usage-charts.js";
 import type { KeyWindows } from "./usage-limits.js";
@@ -88,6 +88,7 @@ function charts(summary: UsageSummary): SafeHtml {
       id: "spend-by-persona",
       title: "Spend per day by persona",
       unit: summary.currency,
+      scale: MICROS_PER_UNIT,
       series: seriesBy(summary, byPersona, (line) => line.costMicros),
       format: money,
     })}
@@ -96,6 +97,7 @@ function charts(summary: UsageSummary): SafeHtml {
       id: "spend-by-endpoint",
       title: "Spend per day by endpoint",
       unit: summary.currency,
+      scale: MICROS_PER_UNIT,
       series: seriesBy(summary, byEndpoint, (line) => line.costMicros),
       format: money,
     })}
@@ -104,6 +106,7 @@ function charts(summary: UsageSummary): SafeHtml {
       id: "balance",
       title: "Balance at the end of each day",
       unit: summary.currency,
+      scale: MICROS_PER_UNIT,
       series: [
         { name: "Balance", values: summary.balanceCourse.map((point) => point.balanceMicros) },
       ],
@@ -139,7 +142,7 @@ function limitsSection(keys: KeyWindows[], now: number): SafeHtml {
       </tr>`,
     ),
   );
-  return html`<div class="table-scroll"><table class="limits">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits">
     <caption class="visually-hidden">Rate-limit windows of each active key</caption>
     <thead><tr><th scope="col">Key</th><th scope="col">Window</th><th scope="col" class="number">Used</th><th scope="col"><span class="visually-hidden">Share used</span></th><th scope="col">Resets</th></tr></thead>
     <tbody>${rows}</tbody>
@@ -151,9 +154,15 @@ function usageTable(summary: UsageSummary): SafeHtml {
   if (summary.lines.length === 0) {
     return html`<p class="muted">No requests in the last ${summary.days.length} days.</p>`;
   }
-  const rows = [...summary.lines].reverse().map(
+  const ordered = [...summary.lines].sort(
+    (a, b) =>
+      b.day.localeCompare(a.day) ||
+      personaLabel(summary, a.personaId).localeCompare(personaLabel(summary, b.personaId)) ||
+      a.endpoint.localeCompare(b.endpoint),
+  );
+  const rows = ordered.map(
     (line) => html`<tr>
-      <td>${line.day}</td>
+      <td class="day">${line.day}</td>
       <td>${personaLabel(summary, line.personaId)}</td>
       <td>/${line.endpoint}</td>
       <td class="number">${line.requests}</td>
@@ -163,8 +172,8 @@ function usageTable(summary: UsageSummary): SafeHtml {
       <td class="number">${formatMoney(line.costMicros)}</td>
     </tr>`,
   );
-  return html`<div class="table-scroll"><table id="usage-table" class="figures">
-    <caption class="visually-hidden">Requests and spend per day, persona and endpoint, newest day first</caption>
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Figures per day, persona and endpoint"><table id="usage-table" class="figures">
+    <caption class="visually-hidden">Requests and spend per day, persona and endpoint, newest day first, then by persona name</caption>
     <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Persona</th><th scope="col">Endpoint</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Input tokens</th><th scope="col" class="number">Output tokens</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`;
