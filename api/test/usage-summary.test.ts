@@ -255,6 +255,30 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         expect(page).toContain("13.3485 USD");
       });
 
+      it("follows a usage row that is changed afterwards (a settlement reversed)", async () => {
+        const row = await services.database
+          .selectFrom("usage_records")
+          .select(["id"])
+          .where("account_id", "=", customer.accountId)
+          .where("endpoint", "=", "personify")
+          .executeTakeFirstOrThrow();
+        await services.billing.balances.reverseSettlement(row.id, 503);
+        // The refund entry is dated by the clock; move it to the suite's "today" (an update the totals follow too).
+        await services.database
+          .updateTable("balance_entries")
+          .set({ created_at: at(0, 14) })
+          .where("usage_id", "=", row.id)
+          .where("kind", "=", "adjustment")
+          .execute();
+        const summary = await readUsageSummary(services.database, customer.accountId, NOW);
+        const line = summary?.lines.find((entry) => entry.endpoint === "personify");
+        expect([line?.requests, line?.served, line?.costMicros]).toEqual([1, 0, 0]);
+        // The refund is an adjustment entry of today: the balance now and today's end move together.
+        expect(summary?.balanceMicros).toBe(13_448_500);
+        expect(summary?.balanceCourse.at(-1)?.balanceMicros).toBe(13_448_500);
+        expect(summary?.balanceCourse.at(-2)?.balanceMicros).toBe(13_350_000);
+      });
+
       it("answers undefined for an account that does not exist", async () => {
         expect(await readUsageSummary(services.database, randomUUID(), NOW)).toBeUndefined();
       });

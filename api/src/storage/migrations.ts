@@ -4,7 +4,7 @@ import { modelRoutesMigration } from "../personas/model-routes-migration.js";
 import { keyFlashMigration } from "../playground/key-flash-migration.js";
 import { playgroundMigration } from "../playground/playground-migration.js";
 import { rateLimitMigration } from "../rate-limits/rate-limit-migration.js";
-import { usagePageMigration } from "../usage/usage-migration.js";
+import { usageDailyTotalsMigration } from "../usage/usage-migration.js";
 import { coreMigration } from "./core-migration.js";
 import { StorageStartupError } from "./startup-error.js";
 import { StorageUnavailableError } from "./storage-error.js";
@@ -23,7 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0005_storage_changes": storageMigration,
   "0006_model_routes": modelRoutesMigration,
   "0007_playground_key_flashes": keyFlashMigration,
-  "0008_usage_page_indexes": usagePageMigration,
+  "0008_usage_daily_totals": usageDailyTotalsMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

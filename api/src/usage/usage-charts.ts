@@ -85,14 +85,15 @@ interface Point {
   drawn: number;
 }
 
-/** The two drawings of each chart: one for wide screens, one for phones (CSS shows one). */
-const SIZES = [
-  { name: "wide", width: 860, height: 300, ticks: 8, fontSize: "13px", radius: 3.5 },
-  { name: "narrow", width: 360, height: 240, ticks: 4, fontSize: "12px", radius: 2.5 },
-] as const;
+/**
+ * The one drawing of each chart. Phones get the same SVG in a region that
+ * scrolls sideways (CSS keeps it at least 36rem wide, so its text stays
+ * legible) rather than a second drawing: drawing is most of the page's time.
+ */
+const SIZE = { width: 760, height: 280, ticks: 8, fontSize: "12px", radius: 3 } as const;
 
-/** Draws one size of a chart: Plot's legend (when it has one) and the labelled SVG. */
-function drawPlot(chart: LineChart, points: Point[], size: (typeof SIZES)[number]): string {
+/** Draws a chart: Plot's legend (when it has one) and the labelled SVG. */
+function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string {
   const names = chart.series.map((entry) => entry.name);
   const title = (point: Point) =>
     `${point.series} · ${point.dayText}: ${chart.format(point.value)}`;
@@ -145,8 +146,7 @@ function drawPlot(chart: LineChart, points: Point[], size: (typeof SIZES)[number
 
 /**
  * Draws a chart as a `<figure>`: caption, the SVG (`role="img"`, labelled,
- * with a tooltip per point) at two sizes of which CSS shows one, and the
- * summary sentence.
+ * with a tooltip per point) and the summary sentence.
  */
 export function renderLineChart(chart: LineChart): SafeHtml {
   const summary = chartSummary(chart);
@@ -162,10 +162,7 @@ export function renderLineChart(chart: LineChart): SafeHtml {
   );
   return html`<figure class="chart" data-chart="${chart.id}">
     <figcaption>${chart.title}</figcaption>
-    ${SIZES.map(
-      (size) =>
-        html`<div class="chart-${size.name}">${new SafeHtml(drawPlot(chart, points, size))}</div>`,
-    )}
+    <div class="chart-scroll" tabindex="0" role="group" aria-label="${chart.title} (scrolls sideways on narrow screens)">${new SafeHtml(drawPlot(chart, points, SIZE))}</div>
     <p class="chart-summary muted" id="${chart.id}-summary">${summary}</p>
   </figure>`;
 }

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import type { Endpoint } from "../billing/usage-store.js";
 import type { Database } from "../storage/store.js";
 
@@ -66,10 +65,10 @@ export function periodDays(now: number, count = USAGE_PAGE_DAYS): string[] {
  * and endpoint, and the balance at the end of each day (the balance now,
  * less what the ledger entries after that day added).
  *
- * Bounded and indexed: both sums are range scans of one covering index
- * each (`account_id`, `created_at`, …; migration 0008), from the period's
- * first day on; the result has at most days × personas × endpoints lines.
- * The same SQL runs on SQLite and PostgreSQL (times are ISO 8601 text).
+ * Bounded and indexed: it reads the daily totals that triggers keep
+ * (migration 0008), a primary-key range of at most days × personas ×
+ * endpoints rows and one row per day of the ledger, however many requests
+ * the account made. The same SQL runs on SQLite and PostgreSQL.
  *
  * @param now - Unix milliseconds (the end of the period)
  * @returns undefined when no such account exists
@@ -80,7 +79,7 @@ export async function readUsageSummary(
   now = Date.now(),
 ): Promise<UsageSummary | undefined> {
   const days = periodDays(now);
-  const from = `${days[0]}T00:00:00.000Z`;
+  const firstDay = days[0] as string;
   const account = await database
     .selectFrom("accounts")
     .select(["currency", "balance_micros", "reserved_micros"])
@@ -88,36 +87,34 @@ export async function readUsageSummary(
     .executeTakeFirst();
   if (account === undefined) return undefined;
 
-  const day = sql<string>`substr(created_at, 1, 10)`;
   const [usageRows, entryRows] = await Promise.all([
     database
-      .selectFrom("usage_records")
+      .selectFrom("usage_daily_totals")
       .select([
-        day.as("day"),
+        "day",
         "persona_id",
         "endpoint",
-        sql<number>`count(*)`.as("requests"),
-        sql<number>`sum(case when status = 200 then 1 else 0 end)`.as("served"),
-        sql<number>`cast(sum(input_tokens) as bigint)`.as("input_tokens"),
-        sql<number>`cast(sum(output_tokens) as bigint)`.as("output_tokens"),
-        sql<number>`cast(sum(cost_micros) as bigint)`.as("cost_micros"),
+        "requests",
+        "served",
+        "input_tokens",
+        "output_tokens",
+        "cost_micros",
       ])
       .where("account_id", "=", accountId)
-      .where("created_at", ">=", from)
-      .groupBy([day, "persona_id", "endpoint"])
+      .where("day", ">=", firstDay)
+      .where("requests", ">", 0)
       .execute(),
     database
-      .selectFrom("balance_entries")
-      .select([day.as("day"), sql<number>`cast(sum(amount_micros) as bigint)`.as("amount_micros")])
+      .selectFrom("balance_daily_totals")
+      .select(["day", "amount_micros"])
       .where("account_id", "=", accountId)
-      .where("created_at", ">=", from)
-      .groupBy(day)
+      .where("day", ">=", firstDay)
       .execute(),
   ]);
 
   const lines: UsageDayLine[] = usageRows.map((row) => ({
     day: row.day,
-    personaId: row.persona_id,
+    personaId: row.persona_id === "" ? null : row.persona_id,
     endpoint: row.endpoint as Endpoint,
     requests: Number(row.requests),
     served: Number(row.served),
