@@ -218,7 +218,7 @@ describeWithBrowser("usage console in a real browser", () => {
     // The charts: each point's tooltip names its series, day and figure.
     const points = async (chart: string) =>
       page
-        .locator(`figure[data-chart="${chart}"] .chart-wide svg[role="img"] title`)
+        .locator(`figure[data-chart="${chart}"] svg[role="img"] title`)
         .evaluateAll((titles) => titles.map((title) => title.textContent ?? ""));
     const byPersona = await points("requests-by-persona");
     const byEndpoint = await points("requests-by-endpoint");

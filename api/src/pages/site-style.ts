@@ -127,12 +127,8 @@ form { margin: 0 0 1rem; }
 .chart-grid { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .chart { margin: 0; padding: 0.75rem 1rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); min-width: 0; }
 .chart figcaption { font-weight: 700; margin-bottom: 0.5rem; }
-.chart svg.plot { display: block; width: 100%; height: auto; max-width: 100%; }
-.chart-narrow { display: none; }
-@media (max-width: 40rem) {
-  .chart-wide { display: none; }
-  .chart-narrow { display: block; }
-}
+.chart-scroll { overflow-x: auto; }
+.chart svg.plot { display: block; width: 100%; min-width: 36rem; height: auto; }
 .chart-summary { font-size: 0.875rem; margin: 0.5rem 0 0; }
 .meter { display: inline-block; width: 8rem; max-width: 100%; height: 0.6rem; border-radius: 999px; background: var(--background); border: 1px solid var(--border); overflow: hidden; vertical-align: middle; }
 .meter > span { display: block; height: 100%; background: var(--meter); }
