@@ -4,6 +4,7 @@ import { formatMoney, parseMoney } from "../billing/money.js";
 import type { UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
+import { usageChart } from "./usage-chart.js";
 
 /** Where billing commands write (the admin program's output). */
 interface Printer {
@@ -231,6 +232,7 @@ export function addBillingCommands(program: Command, services: Services, output:
     .option("--from <day>", "from this UTC day (YYYY-MM-DD)", dayOption)
     .option("--to <day>", "up to and including this UTC day (YYYY-MM-DD)", dayOption)
     .option("--json", "JSON instead of a table")
+    .option("--chart", "draw requests and cost per day above the table")
     .description("usage per account, per day and per persona")
     .action(
       async (options: {
@@ -239,6 +241,7 @@ export function addBillingCommands(program: Command, services: Services, output:
         from?: string;
         to?: string;
         json?: boolean;
+        chart?: boolean;
       }) => {
         const filter: Parameters<Services["billing"]["usage"]["report"]>[0] = {};
         if (options.account !== undefined) filter.accountId = options.account;
@@ -246,7 +249,10 @@ export function addBillingCommands(program: Command, services: Services, output:
         if (options.from !== undefined) filter.from = options.from;
         if (options.to !== undefined) filter.to = options.to;
         const lines = await services.billing.usage.report(filter);
-        output.print(options.json === true ? lines : usageTable(lines));
+        if (options.json === true) output.print(lines);
+        else if (options.chart === true && lines.length > 0) {
+          output.print(`${usageChart(lines)}\n\n${usageTable(lines)}`);
+        } else output.print(usageTable(lines));
       },
     );
 }
