@@ -139,6 +139,10 @@ try {
     if (response.status !== 200) throw new Error(`GET /usage answered ${response.status}`);
     return { elapsed, bytes: Buffer.byteLength(body) };
   };
+  const loadAverage = os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(", ");
   for (let run = 0; run < WARM_UPS; run += 1) await fetchPage();
   const pageTimes = [];
   let bytes = 0;
@@ -175,7 +179,7 @@ try {
 ${machineLine()}
 
 - Command: \`npm run bench:usage -w api\` (api/bench/usage-page-bench.mjs: a fresh SQLite store; one account with 8 personas, 3 keys, ${ROWS.toLocaleString("en-US")} usage rows and their charge entries spread evenly over the page's 30 days — every row inside the period; the service in the benchmark process from api/dist, logging silent; GET /usage with a signed-in session, ${RUNS} requests one at a time after ${WARM_UPS} warm-ups)
-- Seeding took ${seedSeconds.toFixed(0)} s (not part of the figures).
+- Seeding took ${seedSeconds.toFixed(0)} s (not part of the figures). Load average when timing: ${loadAverage} (other work shared the machine).
 
 | | median (ms) | p95 (ms) |
 | --- | ---: | ---: |
