@@ -84,11 +84,14 @@ h3 { font-size: 1rem; margin: 1rem 0 0.5rem; }
 .site-footer { padding: 1rem; text-align: center; color: var(--muted); font-size: 0.875rem; }
 
 /* Tables */
-.table-scroll { overflow-x: auto; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
+.table-scroll { position: relative; overflow-x: auto; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--border); vertical-align: top; }
 thead th { font-size: 0.875rem; color: var(--muted); }
 tbody tr:last-child > * { border-bottom: 0; }
+th, td { overflow-wrap: anywhere; }
+.table-scroll th, .table-scroll td { overflow-wrap: normal; }
+.table-scroll code { white-space: nowrap; overflow-wrap: normal; }
 .number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 
 /* Forms and buttons */
@@ -127,8 +130,10 @@ form { margin: 0 0 1rem; }
 .chart-grid { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .chart { margin: 0; padding: 0.75rem 1rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); min-width: 0; }
 .chart figcaption { font-weight: 700; margin-bottom: 0.5rem; }
-.chart-scroll { overflow-x: auto; }
+.chart-scroll { position: relative; overflow-x: auto; }
 .chart svg.plot { display: block; width: 100%; min-width: 36rem; height: auto; }
+/* Hollow symbols take the card's colour, light or dark (a CSS fill overrides the attribute). */
+.chart svg.plot [fill="white"] { fill: var(--surface); }
 .chart-summary { font-size: 0.875rem; margin: 0.5rem 0 0; }
 .meter { display: inline-block; width: 8rem; max-width: 100%; height: 0.6rem; border-radius: 999px; background: var(--background); border: 1px solid var(--border); overflow: hidden; vertical-align: middle; }
 .meter > span { display: block; height: 100%; background: var(--meter); }

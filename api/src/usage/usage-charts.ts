@@ -110,7 +110,7 @@ function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string 
       symbol: "series",
       r: size.radius,
       strokeWidth: 1.5,
-      fill: "var(--surface, white)",
+      fill: "white",
       title,
     }),
   );
