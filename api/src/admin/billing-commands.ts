@@ -4,7 +4,6 @@ import { formatMoney, parseMoney } from "../billing/money.js";
 import type { UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
-import { usageChart } from "./usage-chart.js";
 
 /** Where billing commands write (the admin program's output). */
 interface Printer {
@@ -251,6 +250,8 @@ export function addBillingCommands(program: Command, services: Services, output:
         const lines = await services.billing.usage.report(filter);
         if (options.json === true) output.print(lines);
         else if (options.chart === true && lines.length > 0) {
+          // Loaded only for --chart, so other commands start as fast as before.
+          const { usageChart } = await import("./usage-chart.js");
           output.print(`${usageChart(lines)}\n\n${usageTable(lines)}`);
         } else output.print(usageTable(lines));
       },

@@ -5,7 +5,6 @@ import { requireSession } from "../pages/require-session.js";
 import type { WebSupport } from "../pages/web-support.js";
 import { usageCsv } from "./usage-csv.js";
 import { readKeyWindows } from "./usage-limits.js";
-import { usagePageBody } from "./usage-page.js";
 import { readUsageSummary } from "./usage-summary.js";
 
 /**
@@ -15,6 +14,17 @@ import { readUsageSummary } from "./usage-summary.js";
  * the table's figures as CSV. Both need a session (a browser without one
  * is sent to sign in) and show only the session's own account.
  */
+/**
+ * The page renderer, loaded on the first `/usage` request: Observable Plot
+ * and linkedom take most of a second to import, which the service's start
+ * (and every process that never serves the page) should not pay.
+ */
+let pageModule: Promise<typeof import("./usage-page.js")> | undefined;
+function loadPageModule(): Promise<typeof import("./usage-page.js")> {
+  pageModule ??= import("./usage-page.js");
+  return pageModule;
+}
+
 export function createUsageRouter(web: WebSupport): Router {
   const { services } = web;
   const router = Router();
@@ -23,7 +33,8 @@ export function createUsageRouter(web: WebSupport): Router {
     const session = requireSession(request, response);
     if (session === undefined) return;
     const now = Date.now();
-    const [summary, keys] = await Promise.all([
+    const [{ usagePageBody }, summary, keys] = await Promise.all([
+      loadPageModule(),
       readUsageSummary(services.database, session.accountId, now),
       readKeyWindows(services.database, services.billing.rateLimiter, session.accountId, now),
     ]);
