@@ -6,6 +6,7 @@ import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
+import { USAGE_MIGRATIONS } from "./usage/usage-migration.js";
 
 /**
  * Every migration of the service, gathered from the features that own
@@ -20,4 +21,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...STORAGE_MIGRATIONS,
   ...MODEL_ROUTES_MIGRATIONS,
   ...KEY_FLASH_MIGRATIONS,
+  ...USAGE_MIGRATIONS,
 };

@@ -144,6 +144,10 @@ await describeEachDialect("persona-admin billing commands", (database) => {
     );
     expect(table[1]).toContain(personaId);
     expect(table[1]).toMatch(/\s3\s+2\s+0\s+0\s+0\.0002$/u);
+    const charted = admin("usage", "--account", accountId, "--chart").stdout;
+    expect(charted).toContain("Requests per day (3 in all)");
+    expect(charted).toContain("Cost per day (0.0002 in all)");
+    expect(charted.split("\n")).toContain(table[1]);
     expect(admin("usage", "--account", accountId, "--to", "2001-01-01").stdout).toBe(
       "no usage recorded for this selection",
     );

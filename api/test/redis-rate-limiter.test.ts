@@ -71,6 +71,22 @@ describe.skipIf(skipReason !== undefined)(
       expect(relaxed.windows.map((window) => window.remaining)).toEqual([6, 6, 96]);
     });
 
+    it("reads counters without counting (the usage page), and none for an unused bucket", async () => {
+      const now = Date.now();
+      const limits = { minute: 10, hour: 20, day: 30 };
+      for (let index = 0; index < 4; index += 1) await limiter.consume("peeked", limits, now);
+      const first = await limiter.peek(["peeked", "never-used"]);
+      const again = await limiter.peek(["peeked"]);
+      expect(first.get("peeked")).toEqual({
+        minute: { start: now, count: 4 },
+        hour: { start: now, count: 4 },
+        day: { start: now, count: 4 },
+      });
+      expect(again.get("peeked")).toEqual(first.get("peeked"));
+      expect(first.has("never-used")).toBe(false);
+      expect((await limiter.peek([])).size).toBe(0);
+    });
+
     it("is what the service counts with when PERSONA_REDIS_URL is set", async () => {
       const service: TestService = await startTestService({ PERSONA_REDIS_URL: REDIS_URL });
       const redis = new Redis(REDIS_URL);

@@ -235,6 +235,7 @@ export function addBillingCommands(
     .option("--from <day>", "from this UTC day (YYYY-MM-DD)", dayOption)
     .option("--to <day>", "up to and including this UTC day (YYYY-MM-DD)", dayOption)
     .option("--json", "JSON instead of a table")
+    .option("--chart", "draw requests and cost per day above the table")
     .description("usage per account, per day and per persona")
     .action(
       async (options: {
@@ -243,6 +244,7 @@ export function addBillingCommands(
         from?: string;
         to?: string;
         json?: boolean;
+        chart?: boolean;
       }) => {
         const filter: Parameters<Services["billing"]["usage"]["report"]>[0] = {};
         if (options.account !== undefined) filter.accountId = options.account;
@@ -250,7 +252,12 @@ export function addBillingCommands(
         if (options.from !== undefined) filter.from = options.from;
         if (options.to !== undefined) filter.to = options.to;
         const lines = await services.billing.usage.report(filter);
-        output.print(options.json === true ? lines : usageTable(lines));
+        if (options.json === true) output.print(lines);
+        else if (options.chart === true && lines.length > 0) {
+          // Loaded only for --chart, so other commands start as fast as before.
+          const { usageChart } = await import("./usage-chart.js");
+          output.print(`${usageChart(lines)}\n\n${usageTable(lines)}`);
+        } else output.print(usageTable(lines));
       },
     );
 }

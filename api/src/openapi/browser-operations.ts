@@ -1,4 +1,9 @@
-import { DOCUMENTED_PAGES, type DocumentedPage, type Field } from "./documented-pages.js";
+import {
+  DOCUMENTED_PAGES,
+  type DocumentedPage,
+  type Field,
+  SIGNED_OUT_GET,
+} from "./documented-pages.js";
 import { HEADER_REFERENCES } from "./error-responses.js";
 import type {
   JsonSchema,
@@ -183,6 +188,24 @@ export function browserPaths(): Record<string, PathItemObject> {
       },
     };
   }
+  paths["/usage.csv"] = {
+    get: {
+      operationId: "usageCsv",
+      tags: ["Playground"],
+      summary: "Usage as CSV",
+      description:
+        "The figures of the usage page as CSV (RFC 4180, CRLF line ends, header line first): day, persona_id, persona_name, endpoint, requests, served, input_tokens, output_tokens, spend (decimal), currency; one line per UTC day, persona and endpoint with any request in the last 30 days, oldest first. Not in the spec; see api/README.md.",
+      security: [{ PlaygroundSession: [] }],
+      responses: {
+        "200": {
+          description: "The CSV file (Content-Disposition: attachment).",
+          headers: { "x-request-id": HEADER_REFERENCES.requestId },
+          content: { "text/csv": { schema: string() } },
+        },
+        "303": pageResponse("303", SIGNED_OUT_GET),
+      },
+    },
+  };
   paths["/playground/api/generate"] = { post: playgroundCall("generate") };
   paths["/playground/api/personify"] = { post: playgroundCall("personify") };
   return paths;

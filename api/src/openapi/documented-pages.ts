@@ -68,7 +68,8 @@ const LOGIN_FIELDS: Field[] = [
   },
 ];
 
-const SIGNED_OUT_GET = "Not signed in: to /sign-in, which brings the browser back here.";
+/** What a signed-out GET of a session page answers. */
+export const SIGNED_OUT_GET = "Not signed in: to /sign-in, which brings the browser back here.";
 
 /**
  * The server-rendered routes of the browser login (spec §4.5) and the
@@ -214,6 +215,17 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
       "403": "The CSRF token is missing or wrong.",
       "404": "No such session, or it already ended.",
     },
+  },
+  {
+    method: "get",
+    path: "/usage",
+    operationId: "usagePage",
+    tag: "Playground",
+    summary: "Usage, spend, balance and limits",
+    description:
+      "The signed-in account's last 30 days (UTC): requests and spend per day by persona and by endpoint as charts (SVG drawn on the server, each with a text summary), the balance now and at the end of each day (from the ledger), the current rate-limit windows of each active key (used of limit, reset time), and a table of every figure. Not in the spec; see api/README.md.",
+    session: true,
+    responses: { "200": "The usage page.", "303": SIGNED_OUT_GET },
   },
   {
     method: "get",

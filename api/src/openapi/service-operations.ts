@@ -1,6 +1,7 @@
 import { API_PREFIX } from "@persona-reply/shared";
 import { METRICS_PATH } from "../metrics/metrics-route.js";
 import { FAVICON_PATH } from "../pages/favicon.js";
+import { SITE_STYLE_PATH } from "../pages/site-style.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
 import type { PathItemObject } from "./openapi-types.js";
 
@@ -50,6 +51,32 @@ export function servicePaths(): Record<string, PathItemObject> {
             description: "The icon.",
             headers: requestIdOnly,
             content: { "image/x-icon": { schema: { type: "string", description: "ICO bytes." } } },
+          },
+        },
+      },
+    },
+    [SITE_STYLE_PATH]: {
+      get: {
+        operationId: "siteStylesheet",
+        tags: ["Operations"],
+        summary: "Site stylesheet",
+        description:
+          "The one stylesheet of every page (light and dark, phone to desktop). Pages link it with `?v=` and its content hash; that URL is cached for a year, others for five minutes.",
+        security: [],
+        parameters: [
+          {
+            name: "v",
+            in: "query",
+            required: false,
+            description: "The stylesheet's content hash (cache busting).",
+            schema: { type: "string" },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The stylesheet.",
+            headers: requestIdOnly,
+            content: { "text/css": { schema: { type: "string" } } },
           },
         },
       },

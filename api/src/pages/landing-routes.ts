@@ -4,6 +4,7 @@ import { buildFavicon, FAVICON_PATH } from "./favicon.js";
 import { html } from "./html.js";
 import { sendPage } from "./layout.js";
 import { createPageErrorHandler } from "./page-errors.js";
+import { SITE_STYLE, SITE_STYLE_PATH, SITE_STYLE_VERSION } from "./site-style.js";
 import { pageLocals, type WebSupport } from "./web-support.js";
 
 /**
@@ -19,6 +20,16 @@ export function createLandingRouter(web: WebSupport): Router {
   router.get(FAVICON_PATH, (_request, response) => {
     response.setHeader("Cache-Control", "public, max-age=86400");
     response.type("image/x-icon").send(favicon);
+  });
+
+  router.get(SITE_STYLE_PATH, (request, response) => {
+    // Versioned by the hash in the query: a year of caching when it matches.
+    const current = request.query.v === SITE_STYLE_VERSION;
+    response.setHeader(
+      "Cache-Control",
+      current ? "public, max-age=31536000, immutable" : "public, max-age=300",
+    );
+    response.type("text/css; charset=utf-8").send(SITE_STYLE);
   });
 
   router.get("/", ...web.page, (request, response) => {
@@ -47,7 +58,7 @@ export function createLandingRouter(web: WebSupport): Router {
         <p>Send your key in <code>x-api-key</code> or as <code>Authorization: Bearer</code>. Clients of
         the completions interface take <code>${api}</code> as their base URL and the persona ID as the
         model; <code>GET ${MODELS_PATH}</code> lists the personas your key may use.</p>
-        <pre><code>curl -s ${api}/generate \\
+        <pre tabindex="0"><code>curl -s ${api}/generate \\
   -H "content-type: application/json" -H "x-api-key: $SERVICE_API_KEY" \\
   -d '{"personaId":"&lt;persona ID&gt;","messages":[{"role":"user","content":"Hello!"}]}'</code></pre>`,
     });

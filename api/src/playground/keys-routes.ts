@@ -56,7 +56,7 @@ function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): S
     ${
       keys.length === 0
         ? html`<p class="muted">No keys yet.</p>`
-        : html`<table><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+        : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your keys"><table><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
     }
     <p class="muted">Keep keys in environment variables or a secret manager, never in client-side code, and rotate them now and then (spec §5.5).</p>`;
 }

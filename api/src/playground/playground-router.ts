@@ -2,6 +2,7 @@ import { Router } from "express";
 import { createPageErrorHandler } from "../pages/page-errors.js";
 import type { WebSupport } from "../pages/web-support.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
+import { createUsageRouter } from "../usage/usage-routes.js";
 import { createChatRouter } from "./chat-routes.js";
 import { createKeysRouter } from "./keys-routes.js";
 import { createMailer, type Mailer } from "./mailer.js";
@@ -34,6 +35,7 @@ export function createPlaygroundRouter(
   router.use(createSessionRouter(web));
   router.use(createKeysRouter(web));
   router.use(createChatRouter(web, context));
+  router.use(createUsageRouter(web));
   router.use(createPageErrorHandler(services.logger));
   return router;
 }

@@ -43,8 +43,8 @@ export function createSessionRouter(web: WebSupport<SessionStore>): Router {
       title: "Sessions",
       csrfToken,
       body: html`<p>Browsers signed in as <strong>${session.email}</strong>. Revoke any you do not recognize.</p>
-        <table><thead><tr><th>Browser</th><th>Signed in</th><th>Last seen</th><th>Expires</th><th></th></tr></thead>
-        <tbody>${rows}</tbody></table>`,
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Your sessions"><table><thead><tr><th>Browser</th><th>Signed in</th><th>Last seen</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>${rows}</tbody></table></div>`,
     });
   });
 

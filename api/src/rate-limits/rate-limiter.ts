@@ -1,4 +1,4 @@
-import type { RateLimitDecision, RateLimits } from "./rate-limit-windows.js";
+import type { RateLimitDecision, RateLimits, WindowCounters } from "./rate-limit-windows.js";
 
 /**
  * Counts requests in a bucket's minute, hour and day windows and decides
@@ -29,6 +29,15 @@ export interface RateLimiter {
    * request consumes no window. Best effort; never throws.
    */
   refund(bucket: string, now: number): Promise<void>;
+  /**
+   * Reads the counters of some buckets without counting anything (the
+   * customer's `/usage` page). A window whose time is over is returned as
+   * it was stored; {@link describeWindows} shows it as fresh.
+   *
+   * @returns each bucket that has counters → its counters; buckets never used (or expired from Redis) are missing
+   * @throws {StorageUnavailableError} when the counters cannot be reached in time
+   */
+  peek(buckets: readonly string[]): Promise<Map<string, WindowCounters>>;
   /**
    * Proves the counters can be reached (readiness); the database's own
    * probe covers a limiter that lives in it.

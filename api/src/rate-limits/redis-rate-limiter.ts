@@ -180,6 +180,36 @@ export class RedisRateLimiter implements RateLimiter {
       .catch(() => undefined);
   }
 
+  /** One pipelined HGETALL per bucket (a handful: the keys of one account). */
+  async peek(buckets: readonly string[]): Promise<Map<string, WindowCounters>> {
+    const counters = new Map<string, WindowCounters>();
+    if (buckets.length === 0) return counters;
+    let replies: Array<[Error | null, unknown]>;
+    try {
+      await this.connected();
+      const pipeline = this.redis.pipeline();
+      for (const bucket of buckets) pipeline.hgetall(`${this.prefix}${bucket}`);
+      replies = ((await pipeline.exec()) ?? []) as Array<[Error | null, unknown]>;
+    } catch (error) {
+      throw unavailable(error);
+    }
+    buckets.forEach((bucket, index) => {
+      const [error, value] = replies[index] ?? [null, undefined];
+      if (error !== null) throw unavailable(error);
+      const hash = (value ?? {}) as Record<string, string>;
+      if (hash.s1 === undefined) return;
+      const read = {} as WindowCounters;
+      WINDOWS.forEach(({ name }, position) => {
+        read[name] = {
+          start: Number(hash[`s${position + 1}`] ?? -1),
+          count: Number(hash[`c${position + 1}`] ?? 0),
+        };
+      });
+      counters.set(bucket, read);
+    });
+    return counters;
+  }
+
   async probe(): Promise<void> {
     try {
       await this.connected();

@@ -5,6 +5,7 @@ import {
   type RateLimitDecision,
   type RateLimits,
   refusal,
+  type WindowCounters,
 } from "./rate-limit-windows.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
@@ -19,7 +20,7 @@ import type { RateLimiter } from "./rate-limiter.js";
 export class SqlRateLimiter implements RateLimiter {
   readonly inStore = true;
 
-  constructor(private readonly store: Pick<Store, "ledger" | "timeoutMs">) {}
+  constructor(private readonly store: Pick<Store, "database" | "ledger" | "timeoutMs">) {}
 
   async consume(bucket: string, limits: RateLimits, now = Date.now()): Promise<RateLimitDecision> {
     const outcome = await this.store.ledger.admit(
@@ -34,6 +35,25 @@ export class SqlRateLimiter implements RateLimiter {
 
   /** Nothing to give back: a request whose transaction failed counted nothing. */
   async refund(): Promise<void> {}
+
+  /** One indexed read of the bucket rows (`bucket` is their primary key). */
+  async peek(buckets: readonly string[]): Promise<Map<string, WindowCounters>> {
+    const counters = new Map<string, WindowCounters>();
+    if (buckets.length === 0) return counters;
+    const rows = await this.store.database
+      .selectFrom("rate_limit_buckets")
+      .selectAll()
+      .where("bucket", "in", [...buckets])
+      .execute();
+    for (const row of rows) {
+      counters.set(row.bucket, {
+        minute: { start: Number(row.minute_start), count: Number(row.minute_count) },
+        hour: { start: Number(row.hour_start), count: Number(row.hour_count) },
+        day: { start: Number(row.day_start), count: Number(row.day_count) },
+      });
+    }
+    return counters;
+  }
 
   /** The store's readiness probe covers the counters. */
   async probe(): Promise<void> {}

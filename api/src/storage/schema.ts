@@ -1,13 +1,14 @@
 import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
+import type { UsageTables } from "../usage/usage-tables.js";
 
 /**
  * Tables of the store. Types stay dialect-neutral (DESIGN.md "Storage"):
  * booleans are integers 0/1 and times are ISO 8601 UTC strings, so the
  * same migrations serve SQLite and PostgreSQL.
  */
-export interface DatabaseSchema extends PlaygroundTables, BillingTables {
+export interface DatabaseSchema extends PlaygroundTables, BillingTables, UsageTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   api_keys: ApiKeysTable;

@@ -1,0 +1,206 @@
+import { formatMoney, MICROS_PER_UNIT } from "../billing/money.js";
+import { html, type SafeHtml } from "../pages/html.js";
+import { type ChartSeries, limitSeries, renderLineChart } from "./usage-charts.js";
+import type { KeyWindows } from "./usage-limits.js";
+import type { UsageDayLine, UsageSummary } from "./usage-summary.js";
+
+/** The name a persona is shown under: its name, its ID when deleted, or a note for none. */
+export function personaLabel(summary: UsageSummary, personaId: string | null): string {
+  if (personaId === null) return "(no persona)";
+  return summary.personaNames.get(personaId) ?? personaId;
+}
+
+/** Sums a measure of the lines per series and day. */
+function seriesBy(
+  summary: UsageSummary,
+  keyOf: (line: UsageDayLine) => string,
+  measure: (line: UsageDayLine) => number,
+): ChartSeries[] {
+  const dayIndex = new Map(summary.days.map((day, index) => [day, index]));
+  const series = new Map<string, number[]>();
+  for (const line of summary.lines) {
+    const index = dayIndex.get(line.day);
+    if (index === undefined) continue;
+    const name = keyOf(line);
+    let values = series.get(name);
+    if (values === undefined) {
+      values = summary.days.map(() => 0);
+      series.set(name, values);
+    }
+    values[index] = (values[index] ?? 0) + measure(line);
+  }
+  return limitSeries(
+    [...series.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, values]) => ({ name, values })),
+  );
+}
+
+/**
+ * Persona labels that stay distinct when two personas share a name (the
+ * ID's first characters are added to both).
+ */
+function personaKey(summary: UsageSummary): (line: UsageDayLine) => string {
+  const counts = new Map<string, number>();
+  const ids = new Set(summary.lines.map((line) => line.personaId));
+  for (const id of ids) {
+    const label = personaLabel(summary, id);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+  return (line) => {
+    const label = personaLabel(summary, line.personaId);
+    return (counts.get(label) ?? 0) > 1 && line.personaId !== null
+      ? `${label} (${line.personaId.slice(0, 8)})`
+      : label;
+  };
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
+}
+
+/** The five charts: requests and spend, by persona and by endpoint, and the balance. */
+function charts(summary: UsageSummary): SafeHtml {
+  const requests = (value: number) => plural(value, "request", "requests");
+  const money = (value: number) => `${formatMoney(Math.round(value))} ${summary.currency}`;
+  const byPersona = personaKey(summary);
+  const byEndpoint = (line: UsageDayLine) => `/${line.endpoint}`;
+  const common = { days: summary.days };
+  return html`<div class="chart-grid">
+    ${renderLineChart({
+      ...common,
+      id: "requests-by-persona",
+      title: "Requests per day by persona",
+      unit: "Requests",
+      series: seriesBy(summary, byPersona, (line) => line.requests),
+      format: requests,
+    })}
+    ${renderLineChart({
+      ...common,
+      id: "requests-by-endpoint",
+      title: "Requests per day by endpoint",
+      unit: "Requests",
+      series: seriesBy(summary, byEndpoint, (line) => line.requests),
+      format: requests,
+    })}
+    ${renderLineChart({
+      ...common,
+      id: "spend-by-persona",
+      title: "Spend per day by persona",
+      unit: summary.currency,
+      scale: MICROS_PER_UNIT,
+      series: seriesBy(summary, byPersona, (line) => line.costMicros),
+      format: money,
+    })}
+    ${renderLineChart({
+      ...common,
+      id: "spend-by-endpoint",
+      title: "Spend per day by endpoint",
+      unit: summary.currency,
+      scale: MICROS_PER_UNIT,
+      series: seriesBy(summary, byEndpoint, (line) => line.costMicros),
+      format: money,
+    })}
+    ${renderLineChart({
+      ...common,
+      id: "balance",
+      title: "Balance at the end of each day",
+      unit: summary.currency,
+      scale: MICROS_PER_UNIT,
+      series: [
+        { name: "Balance", values: summary.balanceCourse.map((point) => point.balanceMicros) },
+      ],
+      format: money,
+      area: true,
+    })}
+  </div>`;
+}
+
+function resetText(resetSeconds: number, now: number): string {
+  const at = new Date(resetSeconds * 1000).toISOString().slice(0, 16).replace("T", " ");
+  const minutes = Math.max(0, Math.ceil((resetSeconds * 1000 - now) / 60_000));
+  const wait =
+    minutes < 60
+      ? plural(minutes, "minute", "minutes")
+      : plural(Math.ceil(minutes / 60), "hour", "hours");
+  return `${at} UTC (in ${wait})`;
+}
+
+/** The rate-limit windows of each active key: used of limit with a bar, and when each resets. */
+function limitsSection(keys: KeyWindows[], now: number): SafeHtml {
+  if (keys.length === 0) {
+    return html`<p class="muted">No active keys. <a href="/keys">Create a key</a> to call the API.</p>`;
+  }
+  const rows = keys.flatMap((key) =>
+    key.windows.map(
+      (window, index) => html`<tr>
+        ${index === 0 ? html`<th scope="rowgroup" rowspan="${key.windows.length}">${key.name}<br><code>${key.masked}</code></th>` : ""}
+        <td>per ${window.window}</td>
+        <td class="number">${window.used.toLocaleString("en-US")} of ${window.limit.toLocaleString("en-US")}</td>
+        <td class="meter-cell"><span class="meter${window.used >= window.limit ? " full" : ""}" aria-hidden="true"><span style="width:${Math.min(100, Math.round((window.used / window.limit) * 100))}%"></span></span></td>
+        <td>${resetText(window.reset, now)}</td>
+      </tr>`,
+    ),
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits">
+    <caption class="visually-hidden">Rate-limit windows of each active key</caption>
+    <thead><tr><th scope="col">Key</th><th scope="col">Window</th><th scope="col" class="number">Used</th><th scope="col"><span class="visually-hidden">Share used</span></th><th scope="col">Resets</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
+/** The table of every figure the charts draw, one row per day, persona and endpoint. */
+function usageTable(summary: UsageSummary): SafeHtml {
+  if (summary.lines.length === 0) {
+    return html`<p class="muted">No requests in the last ${summary.days.length} days.</p>`;
+  }
+  const ordered = [...summary.lines].sort(
+    (a, b) =>
+      b.day.localeCompare(a.day) ||
+      personaLabel(summary, a.personaId).localeCompare(personaLabel(summary, b.personaId)) ||
+      a.endpoint.localeCompare(b.endpoint),
+  );
+  const rows = ordered.map(
+    (line) => html`<tr>
+      <td class="day">${line.day}</td>
+      <td>${personaLabel(summary, line.personaId)}</td>
+      <td>/${line.endpoint}</td>
+      <td class="number">${line.requests}</td>
+      <td class="number">${line.served}</td>
+      <td class="number">${line.inputTokens}</td>
+      <td class="number">${line.outputTokens}</td>
+      <td class="number">${formatMoney(line.costMicros)}</td>
+    </tr>`,
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Figures per day, persona and endpoint"><table id="usage-table" class="figures">
+    <caption class="visually-hidden">Requests and spend per day, persona and endpoint, newest day first, then by persona name</caption>
+    <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Persona</th><th scope="col">Endpoint</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Input tokens</th><th scope="col" class="number">Output tokens</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
+/**
+ * The body of `/usage`: figures at a glance, the charts, the rate-limit
+ * windows of each key and the table with its CSV download.
+ */
+export function usagePageBody(summary: UsageSummary, keys: KeyWindows[], now: number): SafeHtml {
+  const totalRequests = summary.lines.reduce((sum, line) => sum + line.requests, 0);
+  const totalSpend = summary.lines.reduce((sum, line) => sum + line.costMicros, 0);
+  const first = summary.days[0] ?? "";
+  const last = summary.days.at(-1) ?? "";
+  return html`<p class="lead">Your account's requests, spend, balance and rate limits over the last ${summary.days.length} days (${first} to ${last}, UTC).</p>
+    <dl class="stats">
+      <div class="stat"><dt>Balance now</dt><dd id="balance-now">${formatMoney(summary.balanceMicros)} ${summary.currency}</dd></div>
+      <div class="stat"><dt>Held by requests in flight</dt><dd>${formatMoney(summary.reservedMicros)} ${summary.currency}</dd></div>
+      <div class="stat"><dt>Requests, ${summary.days.length} days</dt><dd id="requests-total">${totalRequests.toLocaleString("en-US")}</dd></div>
+      <div class="stat"><dt>Spend, ${summary.days.length} days</dt><dd id="spend-total">${formatMoney(totalSpend)} ${summary.currency}</dd></div>
+    </dl>
+    <h2>Charts</h2>
+    <p class="muted">Each line has its own symbol as well as its colour; hover a point for its figure. The <a href="#figures">table below</a> lists every figure.</p>
+    ${charts(summary)}
+    <h2 id="limits">Rate limits now</h2>
+    ${limitsSection(keys, now)}
+    <h2 id="figures">Figures</h2>
+    <p><a class="button button-quiet" href="/usage.csv" download>Download CSV</a></p>
+    ${usageTable(summary)}`;
+}

@@ -1,0 +1,31 @@
+/**
+ * The daily totals of migration `0008_usage_daily_totals`, kept by triggers
+ * in step with `usage_records` and `balance_entries` (see
+ * usage-migration.ts). Days are `YYYY-MM-DD` (UTC); money is micro-units.
+ */
+export interface UsageTables {
+  usage_daily_totals: UsageDailyTotalsTable;
+  balance_daily_totals: BalanceDailyTotalsTable;
+}
+
+/** An account's usage of one persona through one endpoint on one day. */
+export interface UsageDailyTotalsTable {
+  account_id: string;
+  day: string;
+  /** `''` for requests without a persona. */
+  persona_id: string;
+  endpoint: string;
+  requests: number;
+  /** Requests answered 200. */
+  served: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_micros: number;
+}
+
+/** The sum of an account's ledger entries of one day (signed micro-units). */
+export interface BalanceDailyTotalsTable {
+  account_id: string;
+  day: string;
+  amount_micros: number;
+}
