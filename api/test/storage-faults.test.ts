@@ -12,7 +12,13 @@ import {
   startApi,
 } from "../../test-support/spawn-service.js";
 import type { Services } from "../src/services.js";
-import { holdSqlite, ledgerProblems, metricValue, runLoad } from "./support/load.js";
+import {
+  holdSqlite,
+  ledgerProblems,
+  liftRateLimits,
+  metricValue,
+  runLoad,
+} from "./support/load.js";
 import { closeStore, openStore } from "./support/test-store.js";
 
 // The embedded database as an operator meets it (issue 21): a real service
@@ -62,6 +68,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
 
   it("keeps serving while another process holds the write lock for 3 s: /healthz at once, writes wait or get 503, the ledger matches", async () => {
     fixture = await startApi();
+    liftRateLimits(fixture);
     const file = databaseOf(fixture);
     await metricValue(fixture.baseUrl, "nodejs_eventloop_lag_max_seconds"); // resets the window
     const load = runLoad({
@@ -116,6 +123,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
 
   it("answers 503 when the file it writes is deleted, says so in /readyz and the log, and refuses to start on the loss", async () => {
     fixture = await startApi();
+    liftRateLimits(fixture);
     const file = databaseOf(fixture);
     // A second name for the file, to read afterwards what was written into it.
     const kept = path.join(fixture.directory, "kept.sqlite");
@@ -168,6 +176,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
 
   it("keeps the write-ahead log bounded: it grows behind a long reader and shrinks back after it", async () => {
     fixture = await startApi({ PERSONA_SQLITE_WAL_LIMIT_BYTES: String(1024 * 1024) });
+    liftRateLimits(fixture);
     const file = databaseOf(fixture);
     const reader = holdSqlite(file, "deferred", 4_000);
     await reader.started;
@@ -202,6 +211,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
 
   it("releases what a killed instance held when it starts again, without an instance name", async () => {
     fixture = await startApi();
+    liftRateLimits(fixture);
     const file = databaseOf(fixture);
     const directory = fixture.directory;
     const load = runLoad({
@@ -226,6 +236,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
 
   it("backs up under load with persona-admin backup, and a second instance restored from it has a ledger that matches", async () => {
     fixture = await startApi();
+    liftRateLimits(fixture);
     const file = databaseOf(fixture);
     const backup = path.join(fixture.directory, "backups", "persona-reply.backup.sqlite");
     fs.mkdirSync(path.dirname(backup));
@@ -511,6 +522,7 @@ describe.skipIf(typeof smallDisk === "string")(
     it("answers 503 with Retry-After while the disk is full, says so once, releases at once, and recovers by itself when space returns", async () => {
       const file = path.join(disk.mountPoint, "persona-reply.sqlite");
       fixture = await startApi({ PERSONA_DATABASE_URL: file });
+      liftRateLimits(fixture);
       const padding = path.join(disk.mountPoint, "padding");
       const free = () => {
         const stats = fs.statfsSync(disk.mountPoint);
