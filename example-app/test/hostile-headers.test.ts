@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +16,8 @@ beforeAll(async () => {
     response.writeHead(500, { "content-type": "application/json" }).end("{}");
   });
   example = await startExample({
-    SERVICE_API_KEY: "prk_000000000000000000000000000000000000000000",
+    // Any well-formed key: the stand-in never checks it.
+    SERVICE_API_KEY: `prk_${randomBytes(19).toString("hex")}`,
     SERVICE_PERSONA_ID: "00000000-0000-4000-8000-000000000000",
     SERVICE_BASE_URL: standIn.url,
   });
