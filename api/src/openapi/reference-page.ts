@@ -82,6 +82,19 @@ const START_SCRIPT = `"use strict";
     },
     container,
   );
+  // Redoc names each sidebar entry with an aria-label of the summary alone, while the
+  // entry shows the method too; speech and voice-control users meet a name that differs
+  // from what they see (WCAG 2.5.3). Without the attribute the entry is named by its text.
+  function nameEntriesByText() {
+    var entries = container.querySelectorAll('li[role="menuitem"][aria-label]');
+    for (var i = 0; i < entries.length; i += 1) entries[i].removeAttribute("aria-label");
+  }
+  new MutationObserver(nameEntriesByText).observe(container, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["aria-label"],
+  });
 })();
 `;
 
