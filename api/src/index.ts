@@ -7,7 +7,7 @@ export { type Config, ConfigError, loadConfig } from "./config/config.js";
 export { createServices } from "./create-services.js";
 export { createLogger, type Logger } from "./logging/logger.js";
 export { createMetrics, type Metrics } from "./metrics/metrics.js";
+export type { OpenApiDocument } from "./openapi/openapi-document.js";
 export { buildOpenApiDocument, type OpenApiOptions } from "./openapi/openapi-document.js";
-export type { OpenApiDocument } from "./openapi/openapi-types.js";
 export { type RunningServer, startServer } from "./server.js";
 export type { Services } from "./services.js";

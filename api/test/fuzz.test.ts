@@ -17,7 +17,7 @@ import {
   messagesText,
   requestBodyText,
 } from "../../test-support/fuzz-values.js";
-import type { OpenApiDocument } from "../src/openapi/openapi-types.js";
+import type { OpenApiDocument } from "../src/openapi/openapi-document.js";
 import { OpenApiResponseChecker, receive } from "./support/openapi-check.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 

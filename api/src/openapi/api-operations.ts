@@ -1,7 +1,7 @@
 import { ENDPOINT_PATHS } from "@persona-reply/shared";
+import type { OperationObject, ParameterObject, PathItemObject } from "openapi3-ts/oas31";
 import type { ErrorCode } from "../http/service-error.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
-import type { OperationObject, ParameterObject, PathItemObject } from "./openapi-types.js";
 
 /** An example persona ID for the document's examples (not a real persona). */
 export const EXAMPLE_PERSONA_ID = "3f1c2b7e-8a9d-4c1e-9b2a-5d6e7f8a9b0c";

@@ -1,3 +1,10 @@
+import type {
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ResponseObject,
+  SchemaObject,
+} from "openapi3-ts/oas31";
 import {
   DOCUMENTED_PAGES,
   type DocumentedPage,
@@ -5,13 +12,6 @@ import {
   SIGNED_OUT_GET,
 } from "./documented-pages.js";
 import { HEADER_REFERENCES } from "./error-responses.js";
-import type {
-  JsonSchema,
-  OperationObject,
-  ParameterObject,
-  PathItemObject,
-  ResponseObject,
-} from "./openapi-types.js";
 
 const CSRF_FIELD: Field = {
   name: "_csrf",
@@ -20,7 +20,7 @@ const CSRF_FIELD: Field = {
     "The CSRF token of the page that holds the form (signed double-submit, bound to the session).",
 };
 
-const string = (extra: JsonSchema = {}): JsonSchema => ({ type: "string", ...extra });
+const string = (extra: SchemaObject = {}): SchemaObject => ({ type: "string", ...extra });
 
 function pageResponse(status: string, description: string): ResponseObject {
   const headers = { "x-request-id": HEADER_REFERENCES.requestId };

@@ -16,9 +16,9 @@ import {
   replyResultSchema,
   textPartSchema,
 } from "@persona-reply/shared";
+import type { SchemaObject } from "openapi3-ts/oas31";
 import { z } from "zod";
 import { readinessSchema } from "../health/readiness.js";
-import type { JsonSchema } from "./openapi-types.js";
 import { paymentRequiredSchema } from "./x402-schema.js";
 
 /** Body of `GET /healthz`. */
@@ -263,7 +263,7 @@ function standardFormats(value: unknown): void {
   if (Array.isArray(value)) {
     for (const item of value) standardFormats(item);
   } else if (typeof value === "object" && value !== null) {
-    const schema = value as JsonSchema;
+    const schema = value as SchemaObject;
     if (typeof schema.format === "string" && ZOD_ONLY_FORMATS.has(schema.format)) {
       delete schema.format;
     }
@@ -274,20 +274,24 @@ function standardFormats(value: unknown): void {
 function convert(
   entries: Array<[z.ZodType, ComponentMeta]>,
   io: "input" | "output",
-): Record<string, JsonSchema> {
+): Record<string, SchemaObject> {
   const registry = z.registry<{ id: string; description: string }>();
   for (const [schema, meta] of entries) {
     registry.add(schema, { id: meta.id, description: meta.description });
   }
   const { schemas } = z.toJSONSchema(registry, { io, uri: componentUri, target: "draft-2020-12" });
-  const result: Record<string, JsonSchema> = {};
+  const result: Record<string, SchemaObject> = {};
   for (const [, meta] of entries) {
     const converted = schemas[meta.id];
     if (converted === undefined) throw new Error(`zod produced no JSON Schema for ${meta.id}`);
     // An embedded component takes the document's dialect and address, not its own.
-    const { $schema: _dialect, $id: _address, ...component } = converted as JsonSchema;
+    const {
+      $schema: _dialect,
+      $id: _address,
+      ...component
+    } = converted as SchemaObject & { $schema?: string; $id?: string };
     standardFormats(component);
-    const properties = component.properties as Record<string, JsonSchema> | undefined;
+    const properties = component.properties as Record<string, SchemaObject> | undefined;
     for (const [name, description] of Object.entries(meta.properties ?? {})) {
       const property = properties?.[name];
       // A described field the contract no longer has is drift: fail loudly.
@@ -311,6 +315,6 @@ function convert(
  *
  * @throws Error when a described property no longer exists in the contract
  */
-export function componentSchemas(): Record<string, JsonSchema> {
+export function componentSchemas(): Record<string, SchemaObject> {
   return { ...convert(REQUEST_COMPONENTS, "input"), ...convert(RESPONSE_COMPONENTS, "output") };
 }

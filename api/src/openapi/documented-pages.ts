@@ -5,14 +5,14 @@ import {
   MAX_STATE_LENGTH,
   MIN_STATE_LENGTH,
 } from "@persona-reply/shared";
-import type { JsonSchema } from "./openapi-types.js";
+import type { SchemaObject } from "openapi3-ts/oas31";
 
 /** A field of a form or a query parameter of a page route. */
 export interface Field {
   name: string;
   description: string;
   required?: boolean;
-  schema?: JsonSchema;
+  schema?: SchemaObject;
 }
 
 /** A server-rendered page route of the playground or the browser login. */
@@ -33,7 +33,7 @@ export interface DocumentedPage {
   responses: Record<string, string>;
 }
 
-const string = (extra: JsonSchema = {}): JsonSchema => ({ type: "string", ...extra });
+const string = (extra: SchemaObject = {}): SchemaObject => ({ type: "string", ...extra });
 
 /** The parameters of the browser login route (spec §4.5), with the checks the route makes. */
 const LOGIN_FIELDS: Field[] = [

@@ -1,5 +1,11 @@
+import type {
+  ExampleObject,
+  HeaderObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from "openapi3-ts/oas31";
 import { ERROR_TABLE, type ErrorCode } from "../http/service-error.js";
-import type { HeaderOrReference, JsonSchema, ResponseObject } from "./openapi-types.js";
 
 /** What each error code means, as the document and the reference page say it. */
 export const ERROR_MEANINGS = {
@@ -45,14 +51,14 @@ export const HEADER_REFERENCES = {
   paymentRequired: { $ref: "#/components/headers/PaymentRequired" },
   paymentResponse: { $ref: "#/components/headers/PaymentResponse" },
   wwwAuthenticate: { $ref: "#/components/headers/WwwAuthenticate" },
-} as const satisfies Record<string, HeaderOrReference>;
+} as const satisfies Record<string, HeaderObject | ReferenceObject>;
 
 function uniqueSorted<T extends string | null>(values: readonly T[]): T[] {
   return [...new Set(values)].sort((left, right) => String(left).localeCompare(String(right)));
 }
 
-function headersFor(codes: readonly ErrorCode[]): Record<string, HeaderOrReference> {
-  const headers: Record<string, HeaderOrReference> = {
+function headersFor(codes: readonly ErrorCode[]): Record<string, HeaderObject | ReferenceObject> {
+  const headers: Record<string, HeaderObject | ReferenceObject> = {
     "x-request-id": HEADER_REFERENCES.requestId,
   };
   if (codes.includes("storage_unavailable")) headers["Retry-After"] = HEADER_REFERENCES.retryAfter;
@@ -70,7 +76,7 @@ function headersFor(codes: readonly ErrorCode[]): Record<string, HeaderOrReferen
   return headers;
 }
 
-function jsonErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
+function jsonErrorSchema(codes: readonly ErrorCode[]): SchemaObject {
   return {
     ...ref("ErrorBody"),
     type: "object",
@@ -80,7 +86,7 @@ function jsonErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
   };
 }
 
-function completionErrorSchema(codes: readonly ErrorCode[]): JsonSchema {
+function completionErrorSchema(codes: readonly ErrorCode[]): SchemaObject {
   const types = codes.map((code) => ERROR_TABLE[code].completionType);
   return {
     ...ref("CompletionError"),
@@ -100,6 +106,51 @@ function describeCodes(codes: readonly ErrorCode[]): string {
   return codes.map((code) => `\`${code}\`: ${ERROR_MEANINGS[code]}`).join("; ");
 }
 
+/** A sentence for an example message: the code's meaning, capitalised. */
+function exampleMessage(code: ErrorCode): string {
+  const meaning = ERROR_MEANINGS[code].replaceAll("`", "");
+  return `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.`;
+}
+
+/** An example x402 challenge (Base Sepolia USDC), for the 402 responses. */
+const PAYMENT_REQUIRED_EXAMPLE = {
+  x402Version: 2,
+  error: "PAYMENT-SIGNATURE header is required",
+  resource: { url: "https://persona.example.com/api/v1/generate", mimeType: "application/json" },
+  accepts: [
+    {
+      scheme: "exact",
+      network: "eip155:84532",
+      amount: "1000",
+      asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+      payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+      maxTimeoutSeconds: 300,
+      extra: { name: "USDC", version: "2" },
+    },
+  ],
+};
+
+/** One named example per error code, in the body format the endpoint writes it in. */
+function examplesOf(
+  codes: readonly ErrorCode[],
+  body: (code: ErrorCode) => unknown,
+): Record<string, ExampleObject> {
+  return Object.fromEntries(
+    codes.map((code) => [code, { summary: ERROR_MEANINGS[code], value: body(code) }]),
+  );
+}
+
+const completionBody = (code: ErrorCode) => ({
+  error: {
+    message: exampleMessage(code),
+    type: ERROR_TABLE[code].completionType,
+    param: null,
+    code: null,
+  },
+});
+
+const jsonBody = (code: ErrorCode) => ({ error: { type: code, message: exampleMessage(code) } });
+
 /**
  * The error responses of an operation, derived from the service's error
  * table (`ERROR_TABLE`): the codes the operation can answer are grouped by
@@ -108,7 +159,8 @@ function describeCodes(codes: readonly ErrorCode[]): string {
  * /generate and /personify, `ErrorBody` JSON for their quota and server
  * errors, the `CompletionError` object for every error of /completions, the
  * x402 `PaymentRequired` object for 402, and `ErrorBody` for the other
- * routes. The `type` (and completions `code`) values are listed per status.
+ * routes. The `type` (and completions `code`) values are listed per status,
+ * and every code has a named example body (`examples`, keyed by the code).
  */
 export function errorResponses(
   style: DocumentedErrorStyle,
@@ -123,11 +175,17 @@ export function errorResponses(
   for (const [status, group] of [...byStatus].sort(([left], [right]) => left - right)) {
     const description = describeCodes(group);
     const headers = headersFor(group);
-    const content: ResponseObject["content"] = {};
+    const content: NonNullable<ResponseObject["content"]> = {};
     if (group.includes("payment_required")) {
-      content["application/json"] = { schema: ref("PaymentRequired") };
+      content["application/json"] = {
+        schema: ref("PaymentRequired"),
+        example: PAYMENT_REQUIRED_EXAMPLE,
+      };
     } else if (style === "completions") {
-      content["application/json"] = { schema: completionErrorSchema(group) };
+      content["application/json"] = {
+        schema: completionErrorSchema(group),
+        examples: examplesOf(group, completionBody),
+      };
     } else {
       const text =
         style === "native" ? group.filter((c) => ERROR_TABLE[c].nativeFormat === "text") : [];
@@ -135,9 +193,15 @@ export function errorResponses(
       if (text.length > 0) {
         content["text/plain"] = {
           schema: { type: "string", description: "A sentence saying what is wrong." },
+          examples: examplesOf(text, exampleMessage),
         };
       }
-      if (json.length > 0) content["application/json"] = { schema: jsonErrorSchema(json) };
+      if (json.length > 0) {
+        content["application/json"] = {
+          schema: jsonErrorSchema(json),
+          examples: examplesOf(json, jsonBody),
+        };
+      }
     }
     responses[String(status)] = { description, headers, content };
   }

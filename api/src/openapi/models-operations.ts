@@ -1,8 +1,8 @@
 import { MODELS_PATH } from "@persona-reply/shared";
+import type { OperationObject, PathItemObject } from "openapi3-ts/oas31";
 import type { ErrorCode } from "../http/service-error.js";
 import { EXAMPLE_PERSONA_ID, REQUEST_ID_PARAMETER } from "./api-operations.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
-import type { OperationObject, PathItemObject } from "./openapi-types.js";
 
 /** The models routes take an API key only (no x402: nothing is bought). */
 const KEY_SECURITY = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];

@@ -9,8 +9,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { ERROR_TABLE } from "../http/service-error.js";
+import type { OpenApiDocument } from "./openapi-document.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
-import type { OpenApiDocument } from "./openapi-types.js";
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

@@ -1,10 +1,65 @@
 import { API_PREFIX, API_VERSION, CLIENT_VERSION } from "@persona-reply/shared";
+import {
+  type ContentObject,
+  type HeaderObject,
+  type InfoObject,
+  type OpenAPIObject,
+  OpenApiBuilder,
+  type ParameterObject,
+  type ReferenceObject,
+  type RequestBodyObject,
+  type SchemaObject,
+  type SecurityRequirementObject,
+  type SecuritySchemeObject,
+  type ServerObject,
+  type TagObject,
+} from "openapi3-ts/oas31";
 import { apiPaths } from "./api-operations.js";
 import { browserPaths } from "./browser-operations.js";
 import { componentSchemas } from "./component-schemas.js";
 import { modelsPaths } from "./models-operations.js";
-import type { HeaderObject, OpenApiDocument } from "./openapi-types.js";
 import { servicePaths } from "./service-operations.js";
+
+/** The HTTP methods this service routes. */
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+/** A response as this document writes it: headers by name, each a header or a `$ref`. */
+export interface DocumentedResponse {
+  description: string;
+  headers?: Record<string, HeaderObject | ReferenceObject>;
+  content?: ContentObject;
+}
+
+/** An operation as this document writes it: always an operationId, responses never `$ref`s. */
+export interface DocumentedOperation {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  parameters?: ParameterObject[];
+  requestBody?: RequestBodyObject;
+  responses: Record<string, DocumentedResponse>;
+  security?: SecurityRequirementObject[];
+}
+
+/**
+ * The service's OpenAPI 3.1 document, in openapi3-ts's object types, with
+ * the parts this document always has made required (what its tests and the
+ * response checker read).
+ */
+export interface OpenApiDocument {
+  openapi: string;
+  jsonSchemaDialect: string;
+  info: InfoObject & { summary: string };
+  servers: ServerObject[];
+  tags: TagObject[];
+  paths: Record<string, Partial<Record<HttpMethod, DocumentedOperation>>>;
+  components: {
+    schemas: Record<string, SchemaObject>;
+    securitySchemes: Record<string, SecuritySchemeObject>;
+    headers: Record<string, HeaderObject>;
+  };
+}
 
 /** Options of {@link buildOpenApiDocument}. */
 export interface OpenApiOptions {
@@ -54,6 +109,14 @@ Authentication: one API key header per request, \`x-api-key: <API_KEY>\` or \`Au
 
 Errors: /generate and /personify answer validation and authentication errors as plain text and quota and server errors as JSON — check the Content-Type before parsing; /completions always answers the completions error object. Unknown routes answer 404 \`{ "error": { "type": "route_not_found", "message" } }\`, and under /api/v1 the completions error object (\`type: "invalid_request_error"\`), which completions-style clients parse. Every response carries \`x-request-id\`.`;
 
+/** The document's `info` (OpenAPI 3.1 adds `summary`, which openapi3-ts's type lacks). */
+const INFO: InfoObject & { summary: string } = {
+  title: "Persona Reply API",
+  version: API_VERSION,
+  summary: "Replies, rewrites and completions in a custom persona's voice.",
+  description: DESCRIPTION,
+};
+
 /**
  * Builds the OpenAPI 3.1 document of the service: the three API endpoints
  * (spec §4.1–4.3), the browser login route (§4.5), the playground, and the
@@ -67,15 +130,11 @@ Errors: /generate and /personify answer validation and authentication errors as 
  * document.paths["/api/v1/generate"]?.post?.responses["422"]; // plain-text validation error
  */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
-  return {
+  // OpenAPI 3.1's jsonSchemaDialect is missing from openapi3-ts's OpenAPIObject type.
+  const base: OpenAPIObject & { jsonSchemaDialect: string } = {
     openapi: "3.1.1",
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    info: {
-      title: "Persona Reply API",
-      version: API_VERSION,
-      summary: "Replies, rewrites and completions in a custom persona's voice.",
-      description: DESCRIPTION,
-    },
+    info: INFO,
     servers: [
       {
         url: options.origin?.replace(/\/+$/u, "") || "/",
@@ -102,43 +161,51 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         description: "Health, metrics, this reference, the landing page and the site icon.",
       },
     ],
-    paths: { ...apiPaths(), ...modelsPaths(), ...browserPaths(), ...servicePaths() },
-    components: {
-      schemas: componentSchemas(),
-      securitySchemes: {
-        ApiKeyHeader: {
-          type: "apiKey",
-          in: "header",
-          name: "x-api-key",
-          description: "The API key (`prk_…`) in the x-api-key header (spec §5.1).",
-        },
-        BearerAuth: {
-          type: "http",
-          scheme: "bearer",
-          description: "The API key as `Authorization: Bearer <API_KEY>` (spec §5.1–5.2).",
-        },
-        X402Payment: {
-          type: "apiKey",
-          in: "header",
-          name: "PAYMENT-SIGNATURE",
-          description:
-            "Self-serve personas only (spec §5.6): without a key the first request gets 402 with the PaymentRequired object; retry with a signed x402 payment in this header.",
-        },
-        PlaygroundSession: {
-          type: "apiKey",
-          in: "cookie",
-          name: "persona_session",
-          description:
-            "The playground's session cookie after e-mail sign-in (`__Host-persona_session` behind HTTPS).",
-        },
-        MetricsToken: {
-          type: "http",
-          scheme: "bearer",
-          description:
-            "PERSONA_METRICS_TOKEN as a bearer token; without one configured, loopback clients only.",
-        },
-      },
-      headers: HEADERS,
-    },
+    paths: {},
+    components: { schemas: {}, securitySchemes: {}, headers: {} },
   };
+  const builder = OpenApiBuilder.create(base);
+  const paths = { ...apiPaths(), ...modelsPaths(), ...browserPaths(), ...servicePaths() };
+  for (const [path, item] of Object.entries(paths)) builder.addPath(path, item);
+  for (const [name, schema] of Object.entries(componentSchemas())) builder.addSchema(name, schema);
+  for (const [name, header] of Object.entries(HEADERS)) builder.addHeader(name, header);
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
+    builder.addSecurityScheme(name, scheme);
+  }
+  return builder.getSpec() as unknown as OpenApiDocument;
 }
+
+/** The ways to authenticate (spec §5), under `#/components/securitySchemes`. */
+const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
+  ApiKeyHeader: {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description: "The API key (`prk_…`) in the x-api-key header (spec §5.1).",
+  },
+  BearerAuth: {
+    type: "http",
+    scheme: "bearer",
+    description: "The API key as `Authorization: Bearer <API_KEY>` (spec §5.1–5.2).",
+  },
+  X402Payment: {
+    type: "apiKey",
+    in: "header",
+    name: "PAYMENT-SIGNATURE",
+    description:
+      "Self-serve personas only (spec §5.6): without a key the first request gets 402 with the PaymentRequired object; retry with a signed x402 payment in this header.",
+  },
+  PlaygroundSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "persona_session",
+    description:
+      "The playground's session cookie after e-mail sign-in (`__Host-persona_session` behind HTTPS).",
+  },
+  MetricsToken: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "PERSONA_METRICS_TOKEN as a bearer token; without one configured, loopback clients only.",
+  },
+};

@@ -2,8 +2,14 @@ import { Router } from "express";
 import { sendPage } from "../pages/layout.js";
 import { createPageErrorHandler } from "../pages/page-errors.js";
 import type { WebSupport } from "../pages/web-support.js";
-import { renderReference } from "./docs-page.js";
-import type { OpenApiDocument } from "./openapi-types.js";
+import type { OpenApiDocument } from "./openapi-document.js";
+import {
+  loadRedocBundle,
+  REFERENCE_START_SCRIPT,
+  referenceBody,
+  sendScript,
+  withReferenceWorkers,
+} from "./reference-page.js";
 import { DOCS_PATH, OPENAPI_PATH } from "./service-operations.js";
 
 /**
@@ -22,13 +28,26 @@ export function createOpenApiRouter(document: OpenApiDocument): Router {
 }
 
 /**
- * `GET /docs`: the document rendered as a readable reference page in the
- * playground's style (same layout, security headers and navigation).
+ * `GET /docs`: the document at {@link OPENAPI_PATH} rendered by Redoc in the
+ * site's layout (header, security headers): a sidebar of every operation,
+ * search, request and response samples. Redoc's bundle and start script are
+ * served from this origin under `/docs/assets/` (read from node_modules at
+ * start-up), so the page works offline and under `script-src 'self'`.
  */
-export function createDocsRouter(web: WebSupport, document: OpenApiDocument): Router {
+export function createDocsRouter(web: WebSupport): Router {
   const router = Router();
-  const body = renderReference(document, OPENAPI_PATH);
+  const bundle = loadRedocBundle();
+  const body = referenceBody(OPENAPI_PATH, bundle);
+  router.get(new URL(bundle.url, "http://localhost").pathname, sendScript(bundle));
+  router.get(
+    new URL(REFERENCE_START_SCRIPT.url, "http://localhost").pathname,
+    sendScript(REFERENCE_START_SCRIPT),
+  );
   router.get(DOCS_PATH, ...web.page, (request, response) => {
+    const policy = response.getHeader("Content-Security-Policy");
+    if (typeof policy === "string") {
+      response.setHeader("Content-Security-Policy", withReferenceWorkers(policy));
+    }
     sendPage(request, response, { title: "API reference", body });
   });
   // A page's refusals (the Host check of web.page) are pages too.

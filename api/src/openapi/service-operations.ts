@@ -1,9 +1,10 @@
 import { API_PREFIX } from "@persona-reply/shared";
+import type { PathItemObject } from "openapi3-ts/oas31";
 import { METRICS_PATH } from "../metrics/metrics-route.js";
 import { FAVICON_PATH } from "../pages/favicon.js";
 import { SITE_STYLE_PATH } from "../pages/site-style.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
-import type { PathItemObject } from "./openapi-types.js";
+import { REFERENCE_ASSETS_PATH } from "./reference-page.js";
 
 /** Where the OpenAPI document is served. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
@@ -18,6 +19,36 @@ export const HEALTH_PATH = "/healthz";
 export const READINESS_PATH = "/readyz";
 
 const requestIdOnly = { "x-request-id": HEADER_REFERENCES.requestId };
+
+/** A script of the reference page, as an operation. */
+function referenceScript(operationId: string, summary: string): PathItemObject {
+  return {
+    get: {
+      operationId,
+      tags: ["Operations"],
+      summary,
+      description:
+        "A static script of /docs, served by the service (no CDN). Gzip-compressed when accepted; the page links it with `?v=` and its content hash, a URL cached for a year.",
+      security: [],
+      parameters: [
+        {
+          name: "v",
+          in: "query",
+          required: false,
+          description: "The script's content hash (cache busting).",
+          schema: { type: "string" },
+        },
+      ],
+      responses: {
+        "200": {
+          description: "The script.",
+          headers: requestIdOnly,
+          content: { "text/javascript": { schema: { type: "string" } } },
+        },
+      },
+    },
+  };
+}
 
 /** The operational routes: health, metrics, this document and its reference page, the landing page and the icon. */
 export function servicePaths(): Record<string, PathItemObject> {
@@ -177,12 +208,21 @@ export function servicePaths(): Record<string, PathItemObject> {
         },
       },
     },
+    [`${REFERENCE_ASSETS_PATH}/redoc.standalone.js`]: referenceScript(
+      "redocBundle",
+      "Reference renderer (Redoc's standalone bundle)",
+    ),
+    [`${REFERENCE_ASSETS_PATH}/reference.js`]: referenceScript(
+      "referenceStartScript",
+      "Reference page start script",
+    ),
     [DOCS_PATH]: {
       get: {
         operationId: "docsPage",
         tags: ["Operations"],
         summary: "API reference page",
-        description: "This document rendered as a readable page in the playground's style.",
+        description:
+          "This document rendered by Redoc (served by the service itself, no CDN): a sidebar of every operation, search, the request and response samples of each, every error response with its body format and examples.",
         security: [],
         responses: {
           "200": {

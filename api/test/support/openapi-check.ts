@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import type { HttpMethod, OpenApiDocument } from "../../src/openapi/openapi-types.js";
+import type { HttpMethod, OpenApiDocument } from "../../src/openapi/openapi-document.js";
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
