@@ -66,6 +66,9 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   const program = new Command("persona-admin")
     .description("Operator tool of the Persona Reply service")
     .exitOverride()
+    // The program's own options (--version, --help) only before a command, so
+    // a command's option of the same name (`persona eval --version N`) is its own.
+    .enablePositionalOptions()
     .configureOutput({ writeOut: output.out, writeErr: output.error });
 
   const account = program.command("account").description("manage accounts");

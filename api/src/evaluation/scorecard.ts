@@ -139,7 +139,9 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
 }
 
 function percent(rate: number | null): string {
-  return rate === null ? "–" : `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)}%`;
+  if (rate === null) return "–";
+  const value = rate * 100;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)}%`;
 }
 
 function score(value: number | null, digits = 2): string {
