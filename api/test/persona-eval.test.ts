@@ -1,6 +1,11 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { CommanderError } from "commander";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
 import { createAdminProgram } from "../src/admin/admin-program.js";
 import { JUDGE_PROMPT_VERSION } from "../src/evaluation/judge-prompt.js";
 import type { Services } from "../src/services.js";
@@ -299,5 +304,49 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     const judged = await admin("persona", "eval", customer.persona.id, "--judge", "nowhere:model");
     expect(judged.code).toBe(1);
     expect(judged.stderr).toMatch(/no upstream named "nowhere"/u);
+  });
+  it("exits 2 from the built persona-admin when a run is below the threshold, 0 when it reaches it; --version is the command's", () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-eval-suite-"));
+    const suite = path.join(directory, "strict.eval.yaml");
+    fs.writeFileSync(
+      suite,
+      [
+        "name: strict",
+        "cases:",
+        "  - id: hello",
+        "    generate: { messages: [{ role: user, content: Hello! }] }",
+        "    checks: [{ type: match, text: a word Juniper never says }, { type: no-artefacts }]",
+      ].join("\n"),
+    );
+    const run = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [ADMIN_SCRIPT, "persona", "eval", customer.persona.id, "--suite", suite, ...args],
+        {
+          env: {
+            ...process.env,
+            PERSONA_DATABASE_URL: database.url,
+            PERSONA_UPSTREAMS_FILE: upstreams.file,
+            TEST_JUDGE_KEY: "judge-key-for-tests",
+            TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+          },
+          encoding: "utf8",
+        },
+      );
+    try {
+      const below = run();
+      expect(below.status, below.stderr).toBe(2);
+      expect(below.stdout).toContain("FAIL: pass rate 50% (threshold 100%)");
+      expect(below.stderr).toMatch(/persona-admin: .* pass rate 0\.500 is below the threshold 1/u);
+      const reached = run("--threshold", "0.5");
+      expect(reached.status, reached.stderr).toBe(0);
+      expect(reached.stdout).toContain("PASS: pass rate 50% (threshold 50%)");
+      // The program's own --version (it prints the release) does not swallow the command's.
+      const versioned = run("--version", "2");
+      expect(versioned.status).toBe(1);
+      expect(versioned.stderr).toContain("--version 2: this store keeps no persona versions yet");
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
