@@ -4,4 +4,9 @@ export interface AdminOutput {
   out(text: string): void;
   /** One error message. */
   error(text: string): void;
+  /**
+   * A progress line that replaces the previous one (a terminal's standard
+   * error); `""` clears it. Absent when standard error is not a terminal.
+   */
+  progress?(text: string): void;
 }

@@ -1,11 +1,6 @@
 import fs from "node:fs";
 import { Command, CommanderError } from "commander";
-import {
-  describeTarget,
-  type ModelRoute,
-  modelRouteSchema,
-  parseRouteTarget,
-} from "../personas/model-route.js";
+import { describeTarget, type ModelRoute } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
@@ -13,6 +8,8 @@ import type { AdminOutput } from "./admin-output.js";
 import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
+import { addEvaluationCommands } from "./evaluation-commands.js";
+import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
 
 function readPersonaFile(file: string) {
   let data: unknown;
@@ -29,47 +26,6 @@ function readPersonaFile(file: string) {
       "persona.invalid",
       `${file}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid persona file"}`,
     );
-  }
-  return result.data;
-}
-
-/** Collects repeated `--route upstream:model` options in order. */
-function collectRouteTarget(text: string, previous: ModelRoute = []): ModelRoute {
-  try {
-    return [...previous, parseRouteTarget(text)];
-  } catch {
-    throw new CommanderError(
-      1,
-      "persona.route",
-      `--route ${text}: expected upstream:model, e.g. --route openai:gpt-4o-mini`,
-    );
-  }
-}
-
-/**
- * Refuses an invalid route (empty, too long, a target twice) and one naming
- * an upstream this environment does not configure (a typo would otherwise
- * surface as failed requests). Run the CLI with the service's
- * `PERSONA_UPSTREAMS_FILE` (or `PERSONA_OPENAI_BASE_URL`).
- */
-function requireConfiguredRoute(services: Services, route: ModelRoute): ModelRoute {
-  const result = modelRouteSchema.safeParse(route);
-  if (!result.success) {
-    throw new CommanderError(
-      1,
-      "persona.route",
-      `route: ${result.error.issues[0]?.message ?? "invalid route"}`,
-    );
-  }
-  const upstreams = services.config.upstreams;
-  for (const target of result.data) {
-    if (!upstreams.has(target.upstream)) {
-      throw new CommanderError(
-        1,
-        "persona.route",
-        `${describeTarget(target)}: no upstream named "${target.upstream}" is configured (configured: ${[...upstreams.keys()].join(", ")}); run persona-admin with the service's PERSONA_UPSTREAMS_FILE`,
-      );
-    }
   }
   return result.data;
 }
@@ -110,6 +66,9 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   const program = new Command("persona-admin")
     .description("Operator tool of the Persona Reply service")
     .exitOverride()
+    // The program's own options (--version, --help) only before a command, so
+    // a command's option of the same name (`persona eval --version N`) is its own.
+    .enablePositionalOptions()
     .configureOutput({ writeOut: output.out, writeErr: output.error });
 
   const account = program.command("account").description("manage accounts");
@@ -219,6 +178,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
       }
       print(`key ${id} revoked`);
     });
+  addEvaluationCommands(persona, services, output);
   registerEmailCommands(program, services, output);
   addBillingCommands(program, services, { print });
   // `services` is opened only when a command runs (cli.ts): the store is read in the action.

@@ -36,6 +36,9 @@ async function main(): Promise<number> {
   const program = createAdminProgram(deferred.services, {
     out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
     error: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+    ...(process.stderr.isTTY
+      ? { progress: (text: string) => process.stderr.write(`\r${text}\u001b[K`) }
+      : {}),
   }).version(API_VERSION);
   program.hook("preAction", async () => {
     await deferred.open();

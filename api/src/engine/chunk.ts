@@ -57,7 +57,7 @@ export function chunkText(text: string): string[] {
  * with no whitespace at it (as in "a.b" or some scripts' marks) is not used,
  * so joining sentences with a space never splits a word.
  */
-function sentencesOf(paragraph: string): string[] {
+export function sentencesOf(paragraph: string): string[] {
   const sentences: string[] = [];
   let pending = "";
   for (const { segment } of sentenceSegmenter.segment(paragraph)) {

@@ -1,7 +1,13 @@
-/** Tokens some models leak into their output. */
-const ARTEFACTS = [/<\|[a-z_]+\|>/giu, /<\/?s>/giu, /\[\/?INST\]/gu, /<<\/?SYS>>/gu];
+/** Tokens some models leak into their output (global patterns: removed wherever they occur). */
+export const MODEL_ARTEFACTS: readonly RegExp[] = [
+  /<\|[a-z_]+\|>/giu,
+  /<\/?s>/giu,
+  /\[\/?INST\]/gu,
+  /<<\/?SYS>>/gu,
+];
 const THINK_BLOCK = /<think>[\s\S]*?<\/think>/giu;
-const ROLE_PREFIX = /^(?:assistant|ai|bot|persona|system)\s*:\s*/iu;
+/** A stray role label at the start of a reply ("Assistant: …"). */
+export const ROLE_PREFIX = /^(?:assistant|ai|bot|persona|system)\s*:\s*/iu;
 const QUOTE_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['"', '"'],
   ["“", "”"],
@@ -37,7 +43,7 @@ function stripWrappingQuotes(text: string): string {
  */
 export function normalizeOutput(text: string, personaName?: string): string {
   let result = text.toWellFormed().normalize("NFC").replace(THINK_BLOCK, "");
-  for (const pattern of ARTEFACTS) result = result.replace(pattern, "");
+  for (const pattern of MODEL_ARTEFACTS) result = result.replace(pattern, "");
   result = result
     .replace(/\r\n?/gu, "\n")
     .replace(/[^\S\n]+/gu, " ")

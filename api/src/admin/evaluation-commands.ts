@@ -1,0 +1,306 @@
+import { type Command, CommanderError, InvalidArgumentError } from "commander";
+import { formatMoney } from "../billing/money.js";
+import { ModelRouter } from "../engine/model-router.js";
+import {
+  type EvaluationRun,
+  type EvaluationSubject,
+  runEvaluation,
+} from "../evaluation/evaluation-runner.js";
+import { EvaluationStore } from "../evaluation/evaluation-store.js";
+import {
+  type EvaluationSuite,
+  EvaluationSuiteError,
+  exampleSuiteFile,
+  readEvaluationSuite,
+} from "../evaluation/evaluation-suite.js";
+import type { Judge } from "../evaluation/judge.js";
+import { judgePromptOf } from "../evaluation/judge-prompt.js";
+import {
+  EvaluatedPersonaError,
+  type EvaluatedVersion,
+  parseEvaluatedVersion,
+  resolveEvaluatedPersona,
+} from "../evaluation/resolve-evaluated-persona.js";
+import {
+  describeSubject,
+  meetsThreshold,
+  renderComparison,
+  renderScorecard,
+  renderTable,
+} from "../evaluation/scorecard.js";
+import { describeTarget, type ModelRoute, type RouteTarget } from "../personas/model-route.js";
+import { readExamplePersona } from "../seed/demo-seed.js";
+import type { Services } from "../services.js";
+import type { AdminOutput } from "./admin-output.js";
+import { requireConfiguredRoute, routeTargetCollector } from "./route-options.js";
+
+/** Exit status of `persona eval` when a run's pass rate is below the threshold. */
+export const BELOW_THRESHOLD_EXIT_CODE = 2;
+
+/** Default deadline of one engine or judge call of an evaluation, in milliseconds. */
+export const DEFAULT_EVALUATION_CALL_TIMEOUT_MS = 120_000;
+
+function integerOption(name: string, low: number, high: number) {
+  return (text: string): number => {
+    if (!/^\d+$/u.test(text) || Number(text) < low || Number(text) > high) {
+      throw new InvalidArgumentError(`${name} is a whole number from ${low} to ${high}`);
+    }
+    return Number(text);
+  };
+}
+
+function thresholdOption(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new InvalidArgumentError("the threshold is a pass rate from 0 to 1, e.g. 0.9");
+  }
+  return value;
+}
+
+function versionOption(text: string): number | "draft" {
+  try {
+    return parseEvaluatedVersion(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function judgeOption(text: string): RouteTarget {
+  const [target] = routeTargetCollector("--judge")(text);
+  if (target === undefined) throw new InvalidArgumentError("--judge is upstream:model");
+  return target;
+}
+
+interface EvaluateOptions {
+  version?: EvaluatedVersion;
+  route?: ModelRoute;
+  compareRoute?: ModelRoute;
+  judge?: RouteTarget;
+  suite?: string;
+  repeat: number;
+  concurrency: number;
+  timeout: number;
+  threshold?: number;
+  json?: boolean;
+}
+
+/**
+ * The suite of a persona: `--suite`, or for the demo persona (the example
+ * persona's name) the suite shipped beside its file.
+ */
+function suiteFor(personaName: string, file: string | undefined): EvaluationSuite {
+  const chosen =
+    file ?? (personaName === readExamplePersona().name ? exampleSuiteFile() : undefined);
+  if (chosen === undefined) {
+    throw new CommanderError(
+      1,
+      "eval.suite",
+      "give --suite FILE: the persona's evaluation suite (e.g. my-persona.eval.yaml beside its persona file; format in api/README.md)",
+    );
+  }
+  try {
+    return readEvaluationSuite(chosen);
+  } catch (error) {
+    if (error instanceof EvaluationSuiteError) {
+      throw new CommanderError(1, "eval.suite", error.message);
+    }
+    throw error;
+  }
+}
+
+/** The judge of a run, or undefined when neither `--judge` nor the suite names one. */
+async function judgeFor(
+  services: Services,
+  suite: EvaluationSuite,
+  option: RouteTarget | undefined,
+): Promise<Judge | undefined> {
+  const target = option ?? suite.judge.route;
+  if (target === undefined) return undefined;
+  const [configured] = requireConfiguredRoute(services, [target]);
+  let prompt: ReturnType<typeof judgePromptOf>;
+  try {
+    prompt = judgePromptOf(suite.judge);
+  } catch (error) {
+    throw new CommanderError(1, "eval.judge", (error as Error).message);
+  }
+  // Loaded here: only runs with a judge build the providers a second time.
+  const { createUpstreamProviders } = await import("../providers/create-upstream-providers.js");
+  const providers = await createUpstreamProviders(services.config.upstreams);
+  return {
+    target: configured ?? target,
+    prompt,
+    rubric: suite.judge.rubric,
+    router: new ModelRouter(services.config.upstreams, providers),
+    prices: services.billing.prices,
+  };
+}
+
+/**
+ * Adds `persona eval` and `persona eval-runs` to `persona-admin` (issue 25
+ * "Evaluation"): runs a persona's evaluation suite through the persona
+ * engine and model route, never through billing (the cost is the
+ * operator's, stored with the run), prints the scorecard — two side by side
+ * with `--compare-route` — stores every run, and exits
+ * {@link BELOW_THRESHOLD_EXIT_CODE} when a run's pass rate is below the
+ * threshold, so operators gate a model change or a refinement in their CI.
+ *
+ * @param persona - the `persona` command group
+ */
+export function addEvaluationCommands(
+  persona: Command,
+  services: Services,
+  output: AdminOutput,
+): void {
+  persona
+    .command("eval")
+    .argument("<personaId>")
+    .option(
+      "--version <n|draft>",
+      "the persona version to evaluate (default: the live persona); versions are not kept yet",
+      versionOption,
+    )
+    .option(
+      "--route <upstream:model>",
+      "run along this route instead of the persona's; repeat for fallbacks",
+      routeTargetCollector("--route"),
+    )
+    .option(
+      "--compare-route <upstream:model>",
+      "also run along this route and show both side by side; repeat for fallbacks",
+      routeTargetCollector("--compare-route"),
+    )
+    .option(
+      "--judge <upstream:model>",
+      "the judge model of judged checks (default: the suite's)",
+      judgeOption,
+    )
+    .option(
+      "--suite <file>",
+      "the evaluation suite (YAML or JSON); the demo persona's ships with it",
+    )
+    .option(
+      "--repeat <k>",
+      "runs of each case (judge scores' spread is over these)",
+      integerOption("--repeat", 1, 20),
+      1,
+    )
+    .option("--concurrency <n>", "case runs at once", integerOption("--concurrency", 1, 32), 4)
+    .option(
+      "--timeout <ms>",
+      "deadline of each engine or judge call",
+      integerOption("--timeout", 100, 600_000),
+      DEFAULT_EVALUATION_CALL_TIMEOUT_MS,
+    )
+    .option(
+      "--threshold <rate>",
+      "pass rate 0–1 every run must reach (default: the suite's, else 1)",
+      thresholdOption,
+    )
+    .option("--json", "print the runs as JSON")
+    .description(
+      "run a persona's evaluation suite through the engine (never billed to the customer); exit 2 below the threshold",
+    )
+    .action(async (id: string, options: EvaluateOptions) => {
+      let evaluated: Awaited<ReturnType<typeof resolveEvaluatedPersona>>;
+      try {
+        evaluated = await resolveEvaluatedPersona(services.personas, id, options.version);
+      } catch (error) {
+        if (error instanceof EvaluatedPersonaError) {
+          throw new CommanderError(1, "eval.persona", error.message);
+        }
+        throw error;
+      }
+      const suite = suiteFor(evaluated.persona.name, options.suite);
+      const threshold = options.threshold ?? suite.threshold;
+      const subjects: EvaluationSubject[] = [
+        {
+          ...evaluated,
+          route: requireConfiguredRoute(services, options.route ?? evaluated.persona.route),
+        },
+      ];
+      if (options.compareRoute !== undefined) {
+        subjects.push({
+          ...evaluated,
+          route: requireConfiguredRoute(services, options.compareRoute),
+        });
+      }
+      const judge = await judgeFor(services, suite, options.judge);
+      const store = new EvaluationStore(services.database);
+      const runs: Array<EvaluationRun & { id: string }> = [];
+      for (const subject of subjects) {
+        const label = subject.route.map(describeTarget).join(" → ");
+        const started = Date.now();
+        const run = await runEvaluation(
+          suite,
+          subject,
+          { engine: services.engine, prices: services.billing.prices, judge },
+          {
+            repeat: options.repeat,
+            concurrency: options.concurrency,
+            callTimeoutMs: options.timeout,
+            onProgress: (done, total) =>
+              output.progress?.(`eval ${label}: ${done}/${total} case runs`),
+          },
+        );
+        output.progress?.("");
+        output.error(
+          `eval ${label}: ${run.cases.length} case runs in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+        runs.push({ id: await store.save(run, threshold), ...run });
+      }
+      const [baseline, candidate] = runs;
+      if (baseline === undefined) return;
+      if (options.json === true) {
+        output.out(JSON.stringify({ threshold, runs }, null, 2));
+      } else if (candidate === undefined) {
+        output.out(renderScorecard(baseline, threshold));
+      } else {
+        output.out(renderComparison(baseline, candidate, threshold));
+      }
+      const below = runs.filter((run) => !meetsThreshold(run, threshold));
+      if (below.length > 0) {
+        throw new CommanderError(
+          BELOW_THRESHOLD_EXIT_CODE,
+          "eval.below-threshold",
+          below
+            .map(
+              (run) =>
+                `${describeSubject(run)}: pass rate ${run.scorecard.passRate === null ? "–" : run.scorecard.passRate.toFixed(3)} is below the threshold ${threshold}`,
+            )
+            .join("\n"),
+        );
+      }
+    });
+
+  persona
+    .command("eval-runs")
+    .argument("<personaId>")
+    .option("--json", "print the runs as JSON")
+    .description("list a persona's stored evaluation runs, newest first")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const runs = await new EvaluationStore(services.database).list(id);
+      if (options.json === true) {
+        output.out(JSON.stringify(runs, null, 2));
+        return;
+      }
+      if (runs.length === 0) {
+        output.out(`no evaluation runs of ${id}`);
+        return;
+      }
+      const rows = [
+        ["started", "version", "route", "suite", "pass rate", "verdict", "cost", "judge", "run"],
+        ...runs.map((run) => [
+          run.startedAt,
+          run.version === null ? "live" : String(run.version),
+          run.route.join(" → "),
+          `${run.suiteName} ${run.suiteHash.slice(0, 8)}`,
+          run.passRate === null ? "–" : `${(run.passRate * 100).toFixed(1)}%`,
+          `${run.passed ? "pass" : "fail"} (≥ ${run.threshold})`,
+          formatMoney(run.costMicros),
+          run.judge ?? "–",
+          run.id,
+        ]),
+      ];
+      output.out(renderTable(rows));
+    });
+}

@@ -1,0 +1,364 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+import { generateRequestSchema, type Message, personifyRequestSchema } from "@persona-reply/shared";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { modelRouteSchema, type RouteTarget } from "../personas/model-route.js";
+import { PERSONAGYM_DIMENSIONS } from "./judge-prompt.js";
+
+/** A persona ID for validating a case as the endpoint would: the real one is the persona evaluated. */
+const PLACEHOLDER_PERSONA_ID = "00000000-0000-4000-8000-000000000000";
+
+/** A text or regular-expression matcher; exactly one of `text` (case-insensitive) or `pattern`. */
+const matcherShape = {
+  /** Plain text, matched case-insensitively anywhere in the reply. */
+  text: z.string().min(1).max(500).optional(),
+  /** A JavaScript regular expression (source only; flags in `flags`, default `iu`). */
+  pattern: z.string().min(1).max(500).optional(),
+  flags: z
+    .string()
+    .regex(/^[imsuv]*$/u, "flags are some of i, m, s, u, v")
+    .optional(),
+};
+
+function requireOneMatcher(
+  check: { text?: string | undefined; pattern?: string | undefined; flags?: string | undefined },
+  context: z.RefinementCtx,
+): void {
+  if ((check.text === undefined) === (check.pattern === undefined)) {
+    context.addIssue({ code: "custom", message: "give exactly one of text or pattern" });
+    return;
+  }
+  if (check.pattern !== undefined) {
+    try {
+      new RegExp(check.pattern, check.flags ?? "iu");
+    } catch (error) {
+      context.addIssue({
+        code: "custom",
+        path: ["pattern"],
+        message: `not a valid regular expression: ${(error as Error).message}`,
+      });
+    }
+  }
+}
+
+const patternListSchema = z
+  .array(z.string().min(1).max(500))
+  .max(50)
+  .superRefine((patterns, context) => {
+    for (const [index, pattern] of patterns.entries()) {
+      try {
+        new RegExp(pattern, "iu");
+      } catch (error) {
+        context.addIssue({
+          code: "custom",
+          path: [index],
+          message: `not a valid regular expression: ${(error as Error).message}`,
+        });
+      }
+    }
+  });
+
+/**
+ * One check of a case. Deterministic ones (`match`, `no-match`, `length`,
+ * `refusal`, `no-artefacts`, `facts-kept`, `instructions-ignored`) are
+ * decided by code; `judge` asks the judge model to score the reply 1–5 on
+ * rubric dimensions and passes when every one reaches `minScore`.
+ */
+export const evaluationCheckSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("match"), ...matcherShape }).superRefine(requireOneMatcher),
+  z.strictObject({ type: z.literal("no-match"), ...matcherShape }).superRefine(requireOneMatcher),
+  z
+    .strictObject({
+      type: z.literal("length"),
+      unit: z.enum(["words", "sentences"]),
+      min: z.number().int().nonnegative().optional(),
+      max: z.number().int().positive().optional(),
+    })
+    .superRefine((check, context) => {
+      if (check.min === undefined && check.max === undefined) {
+        context.addIssue({ code: "custom", message: "give min, max or both" });
+      } else if (check.min !== undefined && check.max !== undefined && check.min > check.max) {
+        context.addIssue({ code: "custom", path: ["min"], message: "min is above max" });
+      }
+    }),
+  z.strictObject({
+    type: z.literal("refusal"),
+    /** What is refused (an avoid topic or a boundary), for the scorecard only. */
+    topic: z.string().max(200).optional(),
+  }),
+  z.strictObject({ type: z.literal("no-artefacts") }),
+  z.strictObject({
+    type: z.literal("facts-kept"),
+    /** Facts that must appear in the rewrite; by default the numbers and names of the source. */
+    facts: z.array(z.string().min(1).max(200)).max(100).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("instructions-ignored"),
+    /** Patterns that show the embedded instruction was obeyed (e.g. `^\W*pineapple\W*$`). */
+    obeyed: patternListSchema.default([]),
+    /** Share (0–1) of the source's content words the rewrite keeps; below it the text was not rewritten. */
+    minOverlap: z.number().min(0).max(1).default(0.4),
+  }),
+  z.strictObject({
+    type: z.literal("judge"),
+    /** Rubric dimensions to score; all of the suite's rubric when absent. */
+    dimensions: z.array(z.string().min(1).max(64)).min(1).optional(),
+    /** Lowest score (1–5) every dimension must reach for the check to pass. */
+    minScore: z.number().min(1).max(5).default(3),
+    /** What a good reply does here (PersonaGym's "expected action"), shown to the judge. */
+    expect: z.string().max(1000).optional(),
+  }),
+]);
+
+/** One check of a case (see {@link evaluationCheckSchema}). */
+export type EvaluationCheck = z.output<typeof evaluationCheckSchema>;
+
+/** The kinds of check. */
+export type CheckType = EvaluationCheck["type"];
+
+const generateCaseSchema = z.strictObject({
+  /** The history sent as /generate's `messages` (spec §4.1; validated as the endpoint does). */
+  messages: z.array(z.unknown()).min(1),
+});
+
+const personifyCaseSchema = z.strictObject({
+  /** The text sent as /personify's `raw` (spec §4.2). */
+  source: z.string().min(1),
+});
+
+const caseIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][\w.-]{0,63}$/u, "a case ID is 1–64 letters, digits, '.', '_' or '-'");
+
+const rawCaseSchema = z
+  .strictObject({
+    id: caseIdSchema,
+    description: z.string().max(500).optional(),
+    generate: generateCaseSchema.optional(),
+    personify: personifyCaseSchema.optional(),
+    checks: z.array(evaluationCheckSchema).max(50).default([]),
+  })
+  .transform((raw, context) => {
+    if ((raw.generate === undefined) === (raw.personify === undefined)) {
+      context.addIssue({ code: "custom", message: "give exactly one of generate or personify" });
+      return z.NEVER;
+    }
+    const base = { id: raw.id, description: raw.description ?? "", checks: raw.checks };
+    if (raw.generate !== undefined) {
+      const request = generateRequestSchema.safeParse({
+        personaId: PLACEHOLDER_PERSONA_ID,
+        messages: raw.generate.messages,
+      });
+      if (!request.success) {
+        for (const issue of request.error.issues) {
+          context.addIssue({
+            code: "custom",
+            path: ["generate", ...issue.path],
+            message: issue.message,
+          });
+        }
+        return z.NEVER;
+      }
+      return { ...base, task: "generate" as const, messages: request.data.messages };
+    }
+    const request = personifyRequestSchema.safeParse({
+      personaId: PLACEHOLDER_PERSONA_ID,
+      raw: raw.personify?.source,
+    });
+    if (!request.success) {
+      for (const issue of request.error.issues) {
+        context.addIssue({ code: "custom", path: ["personify", "source"], message: issue.message });
+      }
+      return z.NEVER;
+    }
+    return { ...base, task: "personify" as const, source: request.data.raw };
+  });
+
+/** A case: a /generate history or a /personify source, with its checks. */
+export type EvaluationCase = { id: string; description: string; checks: EvaluationCheck[] } & (
+  | { task: "generate"; messages: Message[] }
+  | { task: "personify"; source: string }
+);
+
+const dimensionSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/u, "a dimension name is snake_case"),
+  description: z.string().min(1).max(1000),
+});
+
+/** A rubric dimension: a snake_case name and what a 5 looks like. */
+export type RubricDimension = z.output<typeof dimensionSchema>;
+
+const judgeSchema = z
+  .strictObject({
+    /** The judge model, `upstream:model`; `--judge` overrides it. */
+    route: z.string().optional(),
+    /**
+     * The version of the judge prompt: a version of the built-in template
+     * (`personagym-1`), or the suite's own name for its `template`.
+     */
+    promptVersion: z.string().min(1).max(64).optional(),
+    /** The suite's own judge prompt (placeholders in judge-prompt.ts); needs its own `promptVersion`. */
+    template: z.string().min(1).max(20_000).optional(),
+    /** Rubric dimensions; PersonaGym's five when absent. */
+    rubric: z.array(dimensionSchema).min(1).max(20).optional(),
+  })
+  .superRefine((judge, context) => {
+    if (judge.route !== undefined) {
+      const parsed = modelRouteSchema.safeParse([judge.route]);
+      if (!parsed.success) {
+        context.addIssue({
+          code: "custom",
+          path: ["route"],
+          message: parsed.error.issues[0]?.message ?? "not upstream:model",
+        });
+      }
+    }
+    if (judge.template !== undefined && judge.promptVersion === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["promptVersion"],
+        message: "a suite with its own template names its version (promptVersion)",
+      });
+    }
+  });
+
+/**
+ * An evaluation suite as the operator writes it (YAML or JSON), beside the
+ * persona file as `<persona>.eval.yaml`. See
+ * `api/personas/example-persona.eval.yaml` and api/README.md
+ * "Evaluating a persona".
+ */
+export const evaluationSuiteSchema = z
+  .strictObject({
+    /** A short name shown on scorecards and stored with each run. */
+    name: z.string().min(1).max(100),
+    description: z.string().max(2000).optional(),
+    /** Pass rate (0–1) a run must reach; `--threshold` overrides it. Default 1. */
+    threshold: z.number().min(0).max(1).default(1),
+    /** Patterns that mark a refusal, in addition to the built-in ones. */
+    refusalMarkers: patternListSchema.default([]),
+    /** Checks added to every case (e.g. `no-artefacts`). */
+    everyCase: z.array(evaluationCheckSchema).max(20).default([]),
+    judge: judgeSchema.prefault({}),
+    cases: z.array(rawCaseSchema).min(1).max(500),
+  })
+  .superRefine((suite, context) => {
+    const seen = new Set<string>();
+    for (const [index, item] of suite.cases.entries()) {
+      if (seen.has(item.id)) {
+        context.addIssue({
+          code: "custom",
+          path: ["cases", index, "id"],
+          message: `case ${item.id} is listed twice`,
+        });
+      }
+      seen.add(item.id);
+    }
+    const rubric = new Set(
+      (suite.judge.rubric ?? PERSONAGYM_DIMENSIONS).map((dimension) => dimension.name),
+    );
+    for (const [index, item] of suite.cases.entries()) {
+      for (const [checkIndex, check] of [...suite.everyCase, ...item.checks].entries()) {
+        if (check.type !== "judge") continue;
+        for (const name of check.dimensions ?? []) {
+          if (!rubric.has(name)) {
+            context.addIssue({
+              code: "custom",
+              path: ["cases", index, "checks", checkIndex, "dimensions"],
+              message: `${name} is not a dimension of the rubric (${[...rubric].join(", ")})`,
+            });
+          }
+        }
+      }
+    }
+  });
+
+/** A parsed suite, with where it came from and its content hash. */
+export interface EvaluationSuite {
+  name: string;
+  description: string;
+  threshold: number;
+  refusalMarkers: string[];
+  judge: {
+    route: RouteTarget | undefined;
+    promptVersion: string | undefined;
+    template: string | undefined;
+    rubric: RubricDimension[];
+  };
+  /** Cases with the suite's `everyCase` checks first. */
+  cases: EvaluationCase[];
+  /** SHA-256 (hex) of the file's bytes: which suite a stored run used. */
+  hash: string;
+}
+
+/** A suite that cannot be read or is not valid; the message names the file and the field. */
+export class EvaluationSuiteError extends Error {
+  override readonly name = "EvaluationSuiteError";
+}
+
+/**
+ * Parses a suite from its text (YAML, of which JSON is a subset).
+ *
+ * @param where - the file name, for messages
+ * @throws {EvaluationSuiteError} naming the first invalid field
+ * @example
+ * const suite = parseEvaluationSuite(fs.readFileSync("juniper.eval.yaml", "utf8"), "juniper.eval.yaml");
+ */
+export function parseEvaluationSuite(text: string, where: string): EvaluationSuite {
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new EvaluationSuiteError(
+      `${where}: not valid YAML or JSON: ${String((error as Error).message).split("\n")[0]}`,
+    );
+  }
+  const result = evaluationSuiteSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new EvaluationSuiteError(
+      `${where}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid suite"}`,
+    );
+  }
+  const suite = result.data;
+  const [judgeRoute] =
+    suite.judge.route === undefined ? [] : modelRouteSchema.parse([suite.judge.route]);
+  return {
+    name: suite.name,
+    description: suite.description ?? "",
+    threshold: suite.threshold,
+    refusalMarkers: suite.refusalMarkers,
+    judge: {
+      route: judgeRoute,
+      promptVersion: suite.judge.promptVersion,
+      template: suite.judge.template,
+      rubric: suite.judge.rubric ?? [...PERSONAGYM_DIMENSIONS],
+    },
+    cases: suite.cases.map((item) => ({ ...item, checks: [...suite.everyCase, ...item.checks] })),
+    hash: createHash("sha256").update(text).digest("hex"),
+  };
+}
+
+/** The path of the demo persona's suite, shipped beside `api/personas/example-persona.json`. */
+export function exampleSuiteFile(): string {
+  return fileURLToPath(new URL("../../personas/example-persona.eval.yaml", import.meta.url));
+}
+
+/**
+ * Reads and parses a suite file.
+ *
+ * @throws {EvaluationSuiteError} when it cannot be read or is invalid
+ */
+export function readEvaluationSuite(file: string): EvaluationSuite {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    throw new EvaluationSuiteError(
+      `${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
+  }
+  return parseEvaluationSuite(text, file);
+}

@@ -1,0 +1,352 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { CommanderError } from "commander";
+import { sql } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
+import { createAdminProgram } from "../src/admin/admin-program.js";
+import { JUDGE_PROMPT_VERSION } from "../src/evaluation/judge-prompt.js";
+import type { Services } from "../src/services.js";
+import { startFakeUpstream } from "./support/fake-upstream.js";
+import { describeEachDialect } from "./support/test-databases.js";
+import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+import { writeUpstreamsFile } from "./support/upstreams-file.js";
+
+// `persona-admin persona eval` and `eval-runs` in-process, on both dialects:
+// the demo suite on the offline engine, a judge and a candidate model behind
+// fake upstreams speaking the chat completions protocol over HTTP.
+
+const JUDGE_PRICE_MICROS = 1_000;
+const judge = await startFakeUpstream();
+const candidate = await startFakeUpstream();
+const upstreams = writeUpstreamsFile({
+  offline: { kind: "offline" },
+  judge: {
+    kind: "openai-compatible",
+    baseUrl: judge.baseUrl,
+    apiKeyEnv: "TEST_JUDGE_KEY",
+    maxRetries: 0,
+    price: { requestMicros: JUDGE_PRICE_MICROS },
+  },
+  candidate: {
+    kind: "openai-compatible",
+    baseUrl: candidate.baseUrl,
+    apiKeyEnv: "TEST_CANDIDATE_KEY",
+    maxRetries: 0,
+    price: { requestMicros: 500 },
+  },
+});
+afterAll(async () => {
+  await judge.close();
+  await candidate.close();
+  upstreams.remove();
+});
+
+const ALL_FOURS = JSON.stringify({
+  scores: {
+    persona_consistency: 4,
+    linguistic_habits: 4,
+    boundary_adherence: 4,
+    expected_action: 4,
+    action_justification: 4,
+  },
+  reason: "In voice and within bounds.",
+});
+
+/** Tables whose rows are an account's money, limits and usage. */
+const METERED_TABLES = [
+  "usage_records",
+  "balance_entries",
+  "balance_reservations",
+  "rate_limit_buckets",
+  "usage_daily_totals",
+  "balance_daily_totals",
+  "x402_payments",
+] as const;
+
+await describeEachDialect("persona-admin persona eval", (database) => {
+  let services: Services;
+  let customer: StoreCustomer;
+
+  beforeAll(async () => {
+    services = await openStore(database.url, {
+      PERSONA_UPSTREAMS_FILE: upstreams.file,
+      TEST_JUDGE_KEY: "judge-key-for-tests",
+      TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+    });
+    customer = await createCustomer(services, {
+      balanceMicros: 5_000_000,
+      limits: { minute: 5, hour: 10, day: 20 },
+    });
+  });
+  afterAll(async () => {
+    await closeStore(services);
+  });
+
+  async function admin(...args: string[]) {
+    const out: string[] = [];
+    const error: string[] = [];
+    const program = createAdminProgram(services, {
+      out: (text) => out.push(text),
+      error: (text) => error.push(text),
+    });
+    let code = 0;
+    try {
+      await program.parseAsync(args, { from: "user" });
+    } catch (thrown) {
+      if (!(thrown instanceof CommanderError)) throw thrown;
+      code = thrown.exitCode;
+      error.push(thrown.message);
+    }
+    return { code, stdout: out.join("\n"), stderr: error.join("\n") };
+  }
+
+  /** What metering keeps of an account: balance, reservations, and every metered table's rows. */
+  async function meteredState() {
+    const counts: Record<string, unknown> = {};
+    for (const table of METERED_TABLES) {
+      const { rows } = await sql<{
+        count: unknown;
+      }>`select count(*) as count from ${sql.table(table)}`.execute(services.database);
+      counts[table] = Number(rows[0]?.count);
+    }
+    return {
+      balance: await services.billing.balances.balanceOf(customer.accountId),
+      ledgerSum: await services.billing.balances.ledgerSum(customer.accountId),
+      limits: await services.billing.limits.limitsOfKey(customer.keyId),
+      counts,
+    };
+  }
+
+  it("runs the demo persona's suite on the offline engine: deterministic checks pass, judged ones skipped and said so, nothing metered", async () => {
+    const before = await meteredState();
+    const result = await admin("persona", "eval", customer.persona.id);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("suite juniper-basics");
+    expect(result.stdout).toContain(
+      "judged checks skipped: no judge configured (give --judge upstream:model, or judge.route in the suite)",
+    );
+    expect(result.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+100%\s+1\/1/u);
+    expect(result.stdout).toMatch(/greeting › judge ≥ 3\s+–\s+0\/0, 1 skipped/u);
+    expect(result.stdout).toMatch(/latency p50 \d+ ms, p95 \d+ ms/u);
+    expect(result.stdout).toContain("operator cost 0.0007 (engine 0.0007, judge 0.00)");
+    expect(result.stdout).toContain("PASS: pass rate 100% (threshold 100%)");
+    expect(result.stderr).toMatch(/eval offline:offline-composer-1: 7 case runs in/u);
+    expect(await meteredState()).toEqual(before);
+
+    const runs = await admin("persona", "eval-runs", customer.persona.id, "--json");
+    expect(JSON.parse(runs.stdout)).toEqual([
+      expect.objectContaining({
+        personaId: customer.persona.id,
+        version: null,
+        route: ["offline:offline-composer-1"],
+        suiteName: "juniper-basics",
+        judge: null,
+        passRate: 1,
+        threshold: 1,
+        passed: true,
+        costMicros: 700,
+      }),
+    ]);
+    expect((await admin("persona", "eval-runs", customer.persona.id)).stdout).toMatch(
+      /live\s+offline:offline-composer-1\s+juniper-basics [0-9a-f]{8}\s+100\.0%\s+pass \(≥ 1\)\s+0\.0007/u,
+    );
+  });
+
+  it("keeps --version parsed and refuses it clearly until versions exist; refuses a persona without a suite", async () => {
+    for (const version of ["2", "draft"]) {
+      const result = await admin("persona", "eval", customer.persona.id, "--version", version);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `--version ${version}: this store keeps no persona versions yet`,
+      );
+    }
+    const bad = await admin("persona", "eval", customer.persona.id, "--version", "latest");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/"latest" is not a version/u);
+    const other = await createCustomer(services, { balanceMicros: 0, persona: { name: "Rowan" } });
+    const noSuite = await admin("persona", "eval", other.persona.id);
+    expect(noSuite.code).toBe(1);
+    expect(noSuite.stderr).toMatch(/give --suite FILE/u);
+    expect((await admin("persona", "eval", "00000000-0000-4000-8000-00000000000f")).stderr).toMatch(
+      /no persona with ID/u,
+    );
+  });
+
+  it("scores judged checks through a judge upstream speaking the chat completions protocol, its cost the operator's", async () => {
+    judge.behaviour = { kind: "reply", text: `Here you are:\n\`\`\`json\n${ALL_FOURS}\n\`\`\`` };
+    const judgedBefore = judge.requests.length;
+    const before = await meteredState();
+    const result = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--judge",
+      "judge:judge-model",
+      "--repeat",
+      "2",
+      "--json",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const [run] = JSON.parse(result.stdout).runs;
+    expect(run.judge).toMatchObject({
+      route: "judge:judge-model",
+      promptVersion: JUDGE_PROMPT_VERSION,
+    });
+    expect(run.judgeSkipped).toBeNull();
+    expect(run.scorecard.passRate).toBe(1);
+    const consistency = run.scorecard.dimensions.find(
+      (dimension: { name: string }) => dimension.name === "persona_consistency",
+    );
+    expect(consistency).toMatchObject({ mean: 4, standardDeviation: 0, repeatSpread: 0, count: 4 });
+    // Six cases have a judged check, each run twice: one judge call each.
+    const calls = judge.requests.slice(judgedBefore);
+    expect(calls).toHaveLength(12);
+    expect(calls[0]?.model).toBe("judge-model");
+    expect(judge.authorizations.at(-1)).toBe("Bearer judge-key-for-tests");
+    const prompts = calls.map((call) => call.messages[0]?.content ?? "");
+    expect(prompts.some((prompt) => prompt.includes("Do not discuss: politics."))).toBe(true);
+    expect(prompts.some((prompt) => prompt.includes("- boundary_adherence:"))).toBe(true);
+    expect(run.scorecard.costMicros.judge).toBe(12 * JUDGE_PRICE_MICROS);
+    expect(await meteredState()).toEqual(before);
+  });
+
+  it("counts a judge's garbage answers as errors of their checks, not a crash, and exits 2 below the threshold", async () => {
+    judge.behaviour = { kind: "reply", text: "What a delightful reply, I'd give it full marks!" };
+    const result = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--judge",
+      "judge:judge-model",
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(
+      /greeting › judge ≥ 3\s+0%\s+0\/1, 1 error\s+the judge answered no JSON object/u,
+    );
+    expect(result.stdout).toMatch(/FAIL: pass rate [\d.]+% \(threshold 100%\)/u);
+    expect(result.stderr).toMatch(/is below the threshold 1/u);
+
+    judge.behaviour = { kind: "status", status: 500 };
+    const failing = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--judge",
+      "judge:judge-model",
+      "--json",
+    );
+    expect(failing.code).toBe(2);
+    const [run] = JSON.parse(failing.stdout).runs;
+    const judged = run.scorecard.checks.filter((tally: { label: string }) =>
+      tally.label.startsWith("judge"),
+    );
+    expect(judged.every((tally: { errors: number }) => tally.errors === 1)).toBe(true);
+    expect(judged[0].firstProblem).toMatch(/^judge judge:judge-model: the model provider failed/u);
+    // The deterministic checks still passed.
+    expect(run.scorecard.passRate).toBeGreaterThan(0.5);
+  });
+
+  it("compares the persona's route with a candidate route side by side, and the exit status follows the threshold", async () => {
+    candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
+    const compared = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--compare-route",
+      "candidate:cheap-model",
+    );
+    expect(compared.code).toBe(2);
+    expect(compared.stdout).toContain(
+      `A: ${customer.persona.id} (live) along offline:offline-composer-1`,
+    );
+    expect(compared.stdout).toContain(
+      `B: ${customer.persona.id} (live) along candidate:cheap-model`,
+    );
+    expect(compared.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+100%\s+0%\s+▼/u);
+    expect(compared.stdout).toMatch(/greeting › length 1–5 sentences\s+100%\s+100%\s*\n/u);
+    expect(compared.stdout).toMatch(/cost per case run\s+0\.0001\s+0\.0005\s+▼/u);
+    expect(compared.stdout).toContain("A PASS: pass rate 100%");
+    expect(compared.stdout).toMatch(/B FAIL: pass rate [\d.]+%/u);
+    expect(compared.stderr).toMatch(
+      /candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
+    );
+
+    const lenient = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--route",
+      "candidate:cheap-model",
+      "--threshold",
+      "0.2",
+    );
+    expect(lenient.code, lenient.stderr).toBe(0);
+    expect(lenient.stdout).toMatch(/PASS: pass rate [\d.]+% \(threshold 20%\)/u);
+
+    const runs = JSON.parse(
+      (await admin("persona", "eval-runs", customer.persona.id, "--json")).stdout,
+    );
+    expect(runs[0]).toMatchObject({
+      route: ["candidate:cheap-model"],
+      threshold: 0.2,
+      passed: true,
+    });
+    expect(runs.filter((run: { passed: boolean }) => !run.passed).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("refuses a route or judge naming an upstream this server does not configure", async () => {
+    const route = await admin("persona", "eval", customer.persona.id, "--route", "nowhere:model");
+    expect(route.code).toBe(1);
+    expect(route.stderr).toMatch(/no upstream named "nowhere" is configured/u);
+    const judged = await admin("persona", "eval", customer.persona.id, "--judge", "nowhere:model");
+    expect(judged.code).toBe(1);
+    expect(judged.stderr).toMatch(/no upstream named "nowhere"/u);
+  });
+  it("exits 2 from the built persona-admin when a run is below the threshold, 0 when it reaches it; --version is the command's", () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-eval-suite-"));
+    const suite = path.join(directory, "strict.eval.yaml");
+    fs.writeFileSync(
+      suite,
+      [
+        "name: strict",
+        "cases:",
+        "  - id: hello",
+        "    generate: { messages: [{ role: user, content: Hello! }] }",
+        "    checks: [{ type: match, text: a word Juniper never says }, { type: no-artefacts }]",
+      ].join("\n"),
+    );
+    const run = (...args: string[]) =>
+      spawnSync(
+        process.execPath,
+        [ADMIN_SCRIPT, "persona", "eval", customer.persona.id, "--suite", suite, ...args],
+        {
+          env: {
+            ...process.env,
+            PERSONA_DATABASE_URL: database.url,
+            PERSONA_UPSTREAMS_FILE: upstreams.file,
+            TEST_JUDGE_KEY: "judge-key-for-tests",
+            TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+          },
+          encoding: "utf8",
+        },
+      );
+    try {
+      const below = run();
+      expect(below.status, below.stderr).toBe(2);
+      expect(below.stdout).toContain("FAIL: pass rate 50% (threshold 100%)");
+      expect(below.stderr).toMatch(/persona-admin: .* pass rate 0\.500 is below the threshold 1/u);
+      const reached = run("--threshold", "0.5");
+      expect(reached.status, reached.stderr).toBe(0);
+      expect(reached.stdout).toContain("PASS: pass rate 50% (threshold 50%)");
+      // The program's own --version (it prints the release) does not swallow the command's.
+      const versioned = run("--version", "2");
+      expect(versioned.status).toBe(1);
+      expect(versioned.stderr).toContain("--version 2: this store keeps no persona versions yet");
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
