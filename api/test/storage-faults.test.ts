@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment, scratchDirectory } from "../../test-support/isolated-process.js";
 import {
   ADMIN_SCRIPT,
   type ApiFixture,
@@ -165,7 +166,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     // A restart does not silently create an empty database in its place.
     const restart = spawnSync(process.execPath, [MAIN_SCRIPT], {
       cwd: fixture.directory,
-      env: { ...process.env, PERSONA_PORT: "0" },
+      env: isolatedEnvironment({ PERSONA_PORT: "0" }),
       encoding: "utf8",
       timeout: 20_000,
     });
@@ -251,7 +252,8 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const backupStarted = Date.now();
     const copy = spawn(process.execPath, [ADMIN_SCRIPT, "backup", backup], {
-      env: { ...process.env, PERSONA_DATABASE_URL: file },
+      cwd: scratchDirectory("persona-admin-"),
+      env: isolatedEnvironment({ PERSONA_DATABASE_URL: file }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let copyOutput = "";
@@ -343,14 +345,13 @@ describe("start-up on a bad SQLite file (exit 78, the path named)", () => {
   const start = (file: string, environment: Record<string, string> = {}) =>
     spawnSync(process.execPath, [MAIN_SCRIPT], {
       cwd: directory,
-      env: {
-        ...process.env,
+      env: isolatedEnvironment({
         PERSONA_PORT: "0",
         PERSONA_DATABASE_URL: file,
         PERSONA_SEED_DEMO: "false",
         PERSONA_ENV_FILE: path.join(directory, "no.env"),
         ...environment,
-      },
+      }),
       encoding: "utf8",
       timeout: 20_000,
     });
@@ -410,15 +411,55 @@ describe("start-up on a bad SQLite file (exit 78, the path named)", () => {
     );
   });
 
-  it("refuses to start anew where an env file shows a database existed, unless told to", () => {
-    const envFile = path.join(directory, "seeded.env");
-    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(32)}\n`);
-    const missing = path.join(directory, "lost", "persona-reply.sqlite");
-    const refused = start(missing, { PERSONA_ENV_FILE: envFile });
+  /** Opens the store with persona-admin (`account list`), which exits 0, or 78 when it refuses. */
+  const openWithAdmin = (file: string, environment: Record<string, string>) =>
+    spawnSync(process.execPath, [ADMIN_SCRIPT, "account", "list"], {
+      cwd: directory,
+      env: isolatedEnvironment({ PERSONA_DATABASE_URL: file, ...environment }),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+
+  it("refuses to start anew where the env file's key was written for that very file, unless told to", () => {
+    const folder = fs.mkdtempSync(path.join(directory, "named-"));
+    const lost = path.join(folder, "persona-reply.sqlite");
+    const envFile = path.join(folder, "seeded.env");
+    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(38)}\nSERVICE_DATABASE=${lost}\n`);
+    const refused = start(lost, { PERSONA_ENV_FILE: envFile });
     expect(refused.status).toBe(78);
     expect(refused.stderr).toMatch(/does not exist, but .*seeded\.env.* shows that one existed/u);
     expect(refused.stderr).toMatch(/PERSONA_NEW_DATABASE=true/u);
-    expect(fs.existsSync(missing)).toBe(false);
+    expect(fs.existsSync(lost)).toBe(false);
+    expect(openWithAdmin(lost, { PERSONA_ENV_FILE: envFile }).status).toBe(78);
+
+    // A second, new file in the same folder is no loss: the operator may start one.
+    const second = path.join(folder, "second.sqlite");
+    const fresh = openWithAdmin(second, { PERSONA_ENV_FILE: envFile });
+    expect(fresh.stderr).toBe("");
+    expect(fresh.status).toBe(0);
+    expect(fs.existsSync(second)).toBe(true);
+
+    // Told to, the lost file is started anew.
+    const told = openWithAdmin(lost, { PERSONA_ENV_FILE: envFile, PERSONA_NEW_DATABASE: "true" });
+    expect(told.status).toBe(0);
+    expect(fs.existsSync(lost)).toBe(true);
+  });
+
+  it("takes an env file that names no database (written before it did) to be about the default file beside it only", () => {
+    const folder = fs.mkdtempSync(path.join(directory, "unnamed-"));
+    const envFile = path.join(folder, ".env");
+    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(38)}\n`);
+    const defaultFile = path.join(folder, "data", "persona-reply.sqlite");
+    const refused = start(defaultFile, { PERSONA_ENV_FILE: envFile });
+    expect(refused.status).toBe(78);
+    expect(refused.stderr).toMatch(/does not exist, but .*\.env.* shows that one existed/u);
+    expect(fs.existsSync(defaultFile)).toBe(false);
+
+    // Any other file (a test's scratch store, a second database) is not about it.
+    const elsewhere = path.join(directory, "elsewhere", "store.sqlite");
+    const fresh = openWithAdmin(elsewhere, { PERSONA_ENV_FILE: envFile });
+    expect(fresh.status).toBe(0);
+    expect(fs.existsSync(elsewhere)).toBe(true);
   });
 });
 
@@ -440,7 +481,8 @@ describe("the operator CLI while another process holds the write lock", () => {
           "1.00",
         ],
         {
-          env: { ...process.env, PERSONA_DATABASE_URL: databaseOf(fixture) },
+          cwd: fixture.directory,
+          env: isolatedEnvironment({ PERSONA_DATABASE_URL: databaseOf(fixture) }),
           stdio: ["ignore", "pipe", "pipe"],
         },
       );
