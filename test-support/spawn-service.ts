@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { isolatedEnvironment } from "./isolated-process.js";
 
 // Test support shared by every package's tests: the service as a real
 // process started from its built files (tests run after `npm run build`).
@@ -30,7 +31,8 @@ export interface SpawnedService {
 
 /**
  * Starts `node api/dist/main.js` in `cwd` with PERSONA_PORT=0 and waits for
- * its "listening" log line.
+ * its "listening" log line. It inherits no `PERSONA_*` or `SERVICE_*`
+ * variable of the test's environment (isolated-process.ts): only `environment`.
  */
 export function spawnService(
   cwd: string,
@@ -38,7 +40,7 @@ export function spawnService(
 ): Promise<SpawnedService> {
   const child = spawn(process.execPath, [MAIN_SCRIPT], {
     cwd,
-    env: { ...process.env, PERSONA_PORT: "0", ...environment },
+    env: isolatedEnvironment({ PERSONA_PORT: "0", ...environment }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -121,13 +123,13 @@ export async function startApi(environment: Record<string, string> = {}): Promis
     ...environment,
   });
   const env = readEnv(path.join(directory, ".env"));
-  const databaseEnvironment = {
-    ...process.env,
+  const databaseEnvironment = isolatedEnvironment({
     PERSONA_DATABASE_URL: path.join(directory, "data", "persona-reply.sqlite"),
     ...environment,
-  };
+  });
   const admin = (...args: string[]) => {
     const result = spawnSync(process.execPath, [ADMIN_SCRIPT, ...args], {
+      cwd: directory,
       env: databaseEnvironment,
       encoding: "utf8",
     });

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment, scratchDirectory } from "../../test-support/isolated-process.js";
 import { ADMIN_SCRIPT, EXAMPLE_PERSONA_FILE, startApi } from "../../test-support/spawn-service.js";
 import type { Services } from "../src/services.js";
 import { describeEachDialect } from "./support/test-databases.js";
@@ -16,7 +17,8 @@ await describeEachDialect("persona-admin billing commands", (database) => {
 
   function admin(...args: string[]) {
     const result = spawnSync(process.execPath, [ADMIN_SCRIPT, ...args], {
-      env: { ...process.env, PERSONA_DATABASE_URL: database.url },
+      cwd: scratchDirectory("persona-admin-billing-"),
+      env: isolatedEnvironment({ PERSONA_DATABASE_URL: database.url }),
       encoding: "utf8",
     });
     return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };

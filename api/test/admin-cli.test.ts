@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-admin-"));
@@ -12,7 +13,8 @@ afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
 function admin(...args: string[]) {
   const result = spawnSync(process.execPath, [ADMIN_SCRIPT, ...args], {
-    env: { ...process.env, PERSONA_DATABASE_URL: path.join(directory, "store.sqlite") },
+    cwd: directory,
+    env: isolatedEnvironment({ PERSONA_DATABASE_URL: path.join(directory, "store.sqlite") }),
     encoding: "utf8",
   });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { isolatedEnvironment, scratchDirectory } from "../../test-support/isolated-process.js";
 import {
   ADMIN_SCRIPT,
   type SpawnedService,
@@ -97,7 +98,11 @@ await describeEachDialect("changes reach every instance's cache within a second"
     const result = spawnSync(
       process.execPath,
       [ADMIN_SCRIPT, "account", "suspend", customer.accountId],
-      { env: { ...process.env, PERSONA_DATABASE_URL: database.url }, encoding: "utf8" },
+      {
+        cwd: scratchDirectory("persona-admin-"),
+        env: isolatedEnvironment({ PERSONA_DATABASE_URL: database.url }),
+        encoding: "utf8",
+      },
     );
     expect(result.status).toBe(0);
     // The CLI's own start-up is not the cache's delay: measure from its exit.

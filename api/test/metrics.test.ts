@@ -36,6 +36,7 @@ beforeAll(async () => {
   const config = loadConfig({
     PERSONA_PORT: "0",
     PERSONA_DATABASE_URL: path.join(directory, "store.sqlite"),
+    PERSONA_ENV_FILE: path.join(directory, ".env"),
     PERSONA_SEED_DEMO: "false",
     PERSONA_LOG_LEVEL: "info",
     PERSONA_OPENAI_BASE_URL: upstream.baseUrl,

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import {
   ADMIN_SCRIPT,
   EXAMPLE_PERSONA_FILE,
@@ -32,16 +33,16 @@ afterAll(() => {
   upstreams.remove();
 });
 
-const environment = {
-  ...process.env,
+const environment = isolatedEnvironment({
   PERSONA_DATABASE_URL: path.join(directory, "store.sqlite"),
   PERSONA_UPSTREAMS_FILE: upstreams.file,
   TEST_OPENAI_KEY: "openai-key-for-tests",
   TEST_ANTHROPIC_KEY: "anthropic-key-for-tests",
-};
+});
 
 function admin(...args: string[]) {
   const result = spawnSync(process.execPath, [ADMIN_SCRIPT, ...args], {
+    cwd: directory,
     env: environment,
     encoding: "utf8",
   });
@@ -135,12 +136,11 @@ describe("an invalid upstream file at start-up", () => {
     try {
       const result = spawnSync(process.execPath, [MAIN_SCRIPT], {
         cwd: directory,
-        env: {
-          ...process.env,
+        env: isolatedEnvironment({
           PERSONA_PORT: "0",
           PERSONA_DATABASE_URL: path.join(directory, "never-created.sqlite"),
           PERSONA_UPSTREAMS_FILE: bad.file,
-        },
+        }),
         encoding: "utf8",
         timeout: 20_000,
       });

@@ -31,7 +31,10 @@ describe("npm start on a fresh store (the main job)", () => {
     expect(values.SERVICE_API_KEY).toMatch(/^prk_/u);
     expect(values.SERVICE_PERSONA_ID).toMatch(/^[0-9a-f-]{36}$/u);
     expect(values.SERVICE_BASE_URL).toBe(service.url);
-    expect(fs.existsSync(path.join(directory, "data", "persona-reply.sqlite"))).toBe(true);
+    const database = path.join(fs.realpathSync(directory), "data", "persona-reply.sqlite");
+    expect(fs.existsSync(database)).toBe(true);
+    // The database the key was written for, so a lost file is told from a new one (issue 29).
+    expect(values.SERVICE_DATABASE).toBe(database);
   });
 
   it("never prints the key, and logs JSON lines beside plain lines for the operator", () => {
@@ -88,12 +91,23 @@ describe("npm start on a fresh store (the main job)", () => {
   });
 
   it("shuts down gracefully on SIGTERM, and a second start keeps the same key", async () => {
-    const key = readEnvFile(path.join(directory, ".env")).SERVICE_API_KEY;
+    const file = path.join(directory, ".env");
+    const before = readEnvFile(file);
     expect(await service.stop()).toBe(0);
+    // A file written before it named its database learns the name at the next start.
+    fs.writeFileSync(
+      file,
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => !line.startsWith("SERVICE_DATABASE="))
+        .join("\n"),
+    );
     service = await spawnService(directory);
-    const env = readEnvFile(path.join(directory, ".env"));
-    expect(env.SERVICE_API_KEY).toBe(key);
+    const env = readEnvFile(file);
+    expect(env.SERVICE_API_KEY).toBe(before.SERVICE_API_KEY);
     expect(env.SERVICE_BASE_URL).toBe(service.url);
+    expect(env.SERVICE_DATABASE).toBe(before.SERVICE_DATABASE);
     expect(await service.stop()).toBe(0);
   });
 

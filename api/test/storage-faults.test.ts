@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment, scratchDirectory } from "../../test-support/isolated-process.js";
 import {
   ADMIN_SCRIPT,
   type ApiFixture,
@@ -165,7 +166,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     // A restart does not silently create an empty database in its place.
     const restart = spawnSync(process.execPath, [MAIN_SCRIPT], {
       cwd: fixture.directory,
-      env: { ...process.env, PERSONA_PORT: "0" },
+      env: isolatedEnvironment({ PERSONA_PORT: "0" }),
       encoding: "utf8",
       timeout: 20_000,
     });
@@ -251,7 +252,8 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const backupStarted = Date.now();
     const copy = spawn(process.execPath, [ADMIN_SCRIPT, "backup", backup], {
-      env: { ...process.env, PERSONA_DATABASE_URL: file },
+      cwd: scratchDirectory("persona-admin-"),
+      env: isolatedEnvironment({ PERSONA_DATABASE_URL: file }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let copyOutput = "";
@@ -343,14 +345,13 @@ describe("start-up on a bad SQLite file (exit 78, the path named)", () => {
   const start = (file: string, environment: Record<string, string> = {}) =>
     spawnSync(process.execPath, [MAIN_SCRIPT], {
       cwd: directory,
-      env: {
-        ...process.env,
+      env: isolatedEnvironment({
         PERSONA_PORT: "0",
         PERSONA_DATABASE_URL: file,
         PERSONA_SEED_DEMO: "false",
         PERSONA_ENV_FILE: path.join(directory, "no.env"),
         ...environment,
-      },
+      }),
       encoding: "utf8",
       timeout: 20_000,
     });
@@ -410,15 +411,55 @@ describe("start-up on a bad SQLite file (exit 78, the path named)", () => {
     );
   });
 
-  it("refuses to start anew where an env file shows a database existed, unless told to", () => {
-    const envFile = path.join(directory, "seeded.env");
-    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(32)}\n`);
-    const missing = path.join(directory, "lost", "persona-reply.sqlite");
-    const refused = start(missing, { PERSONA_ENV_FILE: envFile });
+  /** Opens the store with persona-admin (`account list`), which exits 0, or 78 when it refuses. */
+  const openWithAdmin = (file: string, environment: Record<string, string>) =>
+    spawnSync(process.execPath, [ADMIN_SCRIPT, "account", "list"], {
+      cwd: directory,
+      env: isolatedEnvironment({ PERSONA_DATABASE_URL: file, ...environment }),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+
+  it("refuses to start anew where the env file's key was written for that very file, unless told to", () => {
+    const folder = fs.mkdtempSync(path.join(directory, "named-"));
+    const lost = path.join(folder, "persona-reply.sqlite");
+    const envFile = path.join(folder, "seeded.env");
+    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(38)}\nSERVICE_DATABASE=${lost}\n`);
+    const refused = start(lost, { PERSONA_ENV_FILE: envFile });
     expect(refused.status).toBe(78);
     expect(refused.stderr).toMatch(/does not exist, but .*seeded\.env.* shows that one existed/u);
     expect(refused.stderr).toMatch(/PERSONA_NEW_DATABASE=true/u);
-    expect(fs.existsSync(missing)).toBe(false);
+    expect(fs.existsSync(lost)).toBe(false);
+    expect(openWithAdmin(lost, { PERSONA_ENV_FILE: envFile }).status).toBe(78);
+
+    // A second, new file in the same folder is no loss: the operator may start one.
+    const second = path.join(folder, "second.sqlite");
+    const fresh = openWithAdmin(second, { PERSONA_ENV_FILE: envFile });
+    expect(fresh.stderr).toBe("");
+    expect(fresh.status).toBe(0);
+    expect(fs.existsSync(second)).toBe(true);
+
+    // Told to, the lost file is started anew.
+    const told = openWithAdmin(lost, { PERSONA_ENV_FILE: envFile, PERSONA_NEW_DATABASE: "true" });
+    expect(told.status).toBe(0);
+    expect(fs.existsSync(lost)).toBe(true);
+  });
+
+  it("takes an env file that names no database (written before it did) to be about the default file beside it only", () => {
+    const folder = fs.mkdtempSync(path.join(directory, "unnamed-"));
+    const envFile = path.join(folder, ".env");
+    fs.writeFileSync(envFile, `SERVICE_API_KEY=prk_${"x".repeat(38)}\n`);
+    const defaultFile = path.join(folder, "data", "persona-reply.sqlite");
+    const refused = start(defaultFile, { PERSONA_ENV_FILE: envFile });
+    expect(refused.status).toBe(78);
+    expect(refused.stderr).toMatch(/does not exist, but .*\.env.* shows that one existed/u);
+    expect(fs.existsSync(defaultFile)).toBe(false);
+
+    // Any other file (a test's scratch store, a second database) is not about it.
+    const elsewhere = path.join(directory, "elsewhere", "store.sqlite");
+    const fresh = openWithAdmin(elsewhere, { PERSONA_ENV_FILE: envFile });
+    expect(fresh.status).toBe(0);
+    expect(fs.existsSync(elsewhere)).toBe(true);
   });
 });
 
@@ -440,7 +481,8 @@ describe("the operator CLI while another process holds the write lock", () => {
           "1.00",
         ],
         {
-          env: { ...process.env, PERSONA_DATABASE_URL: databaseOf(fixture) },
+          cwd: fixture.directory,
+          env: isolatedEnvironment({ PERSONA_DATABASE_URL: databaseOf(fixture) }),
           stdio: ["ignore", "pipe", "pipe"],
         },
       );
@@ -506,6 +548,14 @@ function mountSmallDisk(): { mountPoint: string; unmount(): void } | string {
 }
 
 const smallDisk = mountSmallDisk();
+// Mounted when this file loads, so unmounted when it ends even if its suite is filtered out (-t).
+afterAll(() => {
+  if (typeof smallDisk !== "string") smallDisk.unmount();
+});
+/** The reservation TTL of the full-disk run, in seconds (the outside probe's, issue 29). */
+const RESERVATION_TTL_SECONDS = 4;
+/** The first request after space returns is served within this (issue 29: it took > 45 s). */
+const RECOVERY_WITHIN_MS = 3_000;
 
 describe.skipIf(typeof smallDisk === "string")(
   `a full disk${typeof smallDisk === "string" ? ` (skipped: ${smallDisk})` : ""}`,
@@ -516,12 +566,15 @@ describe.skipIf(typeof smallDisk === "string")(
     afterAll(async () => {
       await closeStore(store);
       await fixture?.stop();
-      disk.unmount();
     });
 
     it("answers 503 with Retry-After while the disk is full, says so once, releases at once, and recovers by itself when space returns", async () => {
       const file = path.join(disk.mountPoint, "persona-reply.sqlite");
-      fixture = await startApi({ PERSONA_DATABASE_URL: file });
+      // A short reservation TTL, as the outside probe had (issue 29): it must hold on a full disk too.
+      fixture = await startApi({
+        PERSONA_DATABASE_URL: file,
+        PERSONA_RESERVATION_TTL_SECONDS: String(RESERVATION_TTL_SECONDS),
+      });
       liftRateLimits(fixture);
       const padding = path.join(disk.mountPoint, "padding");
       const free = () => {
@@ -544,7 +597,8 @@ describe.skipIf(typeof smallDisk === "string")(
       expect(full.length).toBeGreaterThan(0);
       expect(results.every((result) => result.status === 200 || result.status === 503)).toBe(true);
       for (const result of full) {
-        expect(result.retryAfter).toMatch(/^\d+$/u);
+        // The wait it asks for is the wait it takes: the writer retries every 250 ms.
+        expect(result.retryAfter).toBe("5");
         expect(result.body).toMatch(/disk is full/u);
       }
       // While writes keep failing, readiness says so (its probe writes too).
@@ -581,35 +635,39 @@ describe.skipIf(typeof smallDisk === "string")(
       expect(fixture.output()).not.toMatch(/cannot rollback/u);
       expect(alive(fixture)).toBe(true);
 
-      // Space returns: the service recovers without a restart.
+      // Space returns under load: the service recovers by itself, within seconds, without a restart.
       fs.rmSync(padding);
       fs.rmSync(`${padding}-rest`);
-      const until = Date.now() + 15_000;
-      let status = 503;
-      while (Date.now() < until && status !== 200) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        status = (await fetch(`${fixture.baseUrl}/readyz`)).status;
-      }
-      expect(status).toBe(200);
+      const spaceBackAt = Date.now();
       const after = await runLoad({
         baseUrl: fixture.baseUrl,
         apiKey: fixture.apiKey,
         personaId: fixture.personaId,
-        concurrency: 2,
-        durationMs: 500,
+        concurrency: 5,
+        durationMs: 3_000,
         prefix: "recovered",
       });
-      expect(after.every((result) => result.status === 200)).toBe(true);
+      const firstServed = after.find((result) => result.status === 200);
+      expect(firstServed?.startedAt ?? Number.POSITIVE_INFINITY).toBeLessThan(
+        spaceBackAt + RECOVERY_WITHIN_MS,
+      );
+      // Once it serves, it keeps serving (the log's space was given back, not eaten again).
+      const served = after.filter((result) => result.startedAt >= (firstServed?.startedAt ?? 0));
+      expect(served.every((result) => result.status === 200)).toBe(true);
+      const ready = await fetch(`${fixture.baseUrl}/readyz`);
+      await ready.text();
+      expect(ready.status).toBe(200);
 
       store = await openStore(file);
-      // Reservations of the refused requests were given back as soon as the store took writes.
-      const reservedUntil = Date.now() + 5_000;
+      // Reservations of the refused requests were given back on time: within their TTL of the space returning.
+      const reservedUntil = spaceBackAt + RESERVATION_TTL_SECONDS * 1000 + 2_000;
       while (
         Date.now() < reservedUntil &&
         (await store.billing.balances.openReservations(fixture.accountId)) > 0
       ) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      expect(await store.billing.balances.openReservations(fixture.accountId)).toBe(0);
       expect(
         await ledgerProblems(store, fixture.accountId, [...results, ...after], DEMO_BALANCE_MICROS),
       ).toEqual([]);

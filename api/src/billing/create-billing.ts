@@ -13,6 +13,20 @@ import { PriceList } from "./price-list.js";
 import { ReleaseRetries } from "./release-retries.js";
 import { UsageStore } from "./usage-store.js";
 
+/**
+ * Milliseconds between two sweeps of expired reservations:
+ * `PERSONA_SWEEP_INTERVAL_SECONDS`, or a quarter of
+ * `PERSONA_RESERVATION_TTL_SECONDS` when that is shorter (at least one
+ * second), so a reservation is released within a quarter of its TTL of
+ * expiring (issue 29: a 4 s TTL was held for 30 s).
+ */
+export function sweepIntervalMs(
+  config: Pick<Config, "PERSONA_SWEEP_INTERVAL_SECONDS" | "PERSONA_RESERVATION_TTL_SECONDS">,
+): number {
+  const quarterOfTtl = Math.max(1, Math.floor(config.PERSONA_RESERVATION_TTL_SECONDS / 4));
+  return Math.min(config.PERSONA_SWEEP_INTERVAL_SECONDS, quarterOfTtl) * 1000;
+}
+
 /** Billing, rate limits and payments, built once at start-up. */
 export interface Billing {
   balances: BalanceStore;
@@ -26,7 +40,8 @@ export interface Billing {
   /**
    * Releases this instance's reservations left by a crash and expired ones,
    * then keeps sweeping expired ones (and idle rate-limit buckets) every
-   * `PERSONA_SWEEP_INTERVAL_SECONDS`.
+   * {@link sweepIntervalMs}, and once more each time the store answers
+   * again after a failure.
    */
   startSweeper(): Promise<void>;
   /** Stops the sweeper and closes the limiter's own connections. */
@@ -96,6 +111,7 @@ export function createBilling(
     balances.reverseSettlement(usageId, status),
   );
   let timer: NodeJS.Timeout | undefined;
+  let stopSweepOnRecovery: () => void = () => undefined;
   const sweepExpired = async () => {
     try {
       const released = await balances.sweep({ expiredAt: new Date() });
@@ -122,11 +138,14 @@ export function createBilling(
         );
       }
       await sweepExpired();
-      timer = setInterval(() => void sweepExpired(), config.PERSONA_SWEEP_INTERVAL_SECONDS * 1000);
+      timer = setInterval(() => void sweepExpired(), sweepIntervalMs(config));
       timer.unref();
+      // What expired while the store took no writes is released as soon as it takes them again.
+      stopSweepOnRecovery = store.health.onRecovered(() => void sweepExpired());
     },
     async close() {
       if (timer !== undefined) clearInterval(timer);
+      stopSweepOnRecovery();
       releases.close();
       await rateLimiter.close();
     },

@@ -4,7 +4,7 @@ import { type PersonaFile, personaFileSchema } from "../personas/persona-traits.
 import { AllowedEmailStore } from "../playground/allowed-email-store.js";
 import { type OperatorConsole, operatorConsoleFor } from "../playground/operator-console.js";
 import type { Services } from "../services.js";
-import { readEnvFile, updateEnvFile } from "./env-file.js";
+import { DATABASE_IDENTITY_VARIABLE, readEnvFile, updateEnvFile } from "./env-file.js";
 
 /** Name of the account seeded on first run. */
 export const DEMO_ACCOUNT_NAME = "Demo account";
@@ -72,10 +72,13 @@ function announceDemoEmail(
 
 /**
  * First run: seeds a demo account, the example persona (with personify
- * access) and a demo key, and writes SERVICE_API_KEY, SERVICE_PERSONA_ID and
- * SERVICE_BASE_URL to the env file (mode 0600) instead of printing the key.
- * Later runs keep SERVICE_BASE_URL following the port, and mint a new demo
- * key only when the env file lost its key. Every run allows
+ * access) and a demo key, and writes SERVICE_API_KEY, SERVICE_PERSONA_ID,
+ * SERVICE_BASE_URL and SERVICE_DATABASE (the database the key is of: the
+ * SQLite file's absolute path, or the PostgreSQL URL with its password
+ * masked) to the env file (mode 0600) instead of printing the key.
+ * Later runs keep SERVICE_BASE_URL following the port, add SERVICE_DATABASE
+ * to a file written before it existed when its key is of this database, and
+ * mint a new demo key only when the env file lost its key. Every run allows
  * `PERSONA_DEMO_EMAIL` to sign in to the playground as the demo account
  * (see {@link allowDemoEmail}) and prints that address on the console.
  *
@@ -90,8 +93,19 @@ export async function seedDemo(
   const accounts = await services.accounts.list();
   const existing = readEnvFile(envFile);
   let demo = accounts.find((account) => account.name === DEMO_ACCOUNT_NAME);
+  const database = services.store.location;
   if (accounts.length > 0 && (demo === undefined || existing.SERVICE_API_KEY !== undefined)) {
-    if (fs.existsSync(envFile)) updateEnvFile(envFile, { SERVICE_BASE_URL: baseUrl });
+    if (fs.existsSync(envFile)) {
+      // A file written before it named its database learns it here, once its key proves to be of this one.
+      const names =
+        existing[DATABASE_IDENTITY_VARIABLE] === undefined &&
+        existing.SERVICE_API_KEY !== undefined &&
+        (await services.keys.findByKey(existing.SERVICE_API_KEY)) !== undefined;
+      updateEnvFile(envFile, {
+        SERVICE_BASE_URL: baseUrl,
+        ...(names ? { [DATABASE_IDENTITY_VARIABLE]: database } : {}),
+      });
+    }
     const demoEmail = demo === undefined ? undefined : await allowDemoEmail(services, demo.id);
     announceDemoEmail(services, baseUrl, demoEmail, operatorConsole);
     return demoEmail === undefined
@@ -111,6 +125,7 @@ export async function seedDemo(
     SERVICE_API_KEY: key,
     SERVICE_PERSONA_ID: persona.id,
     SERVICE_BASE_URL: baseUrl,
+    [DATABASE_IDENTITY_VARIABLE]: database,
   });
   const demoEmail = await allowDemoEmail(services, demo.id);
   announceDemoEmail(services, baseUrl, demoEmail, operatorConsole);

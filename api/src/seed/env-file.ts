@@ -2,6 +2,15 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
+ * The env file's line naming the database its `SERVICE_API_KEY` was
+ * written for: the SQLite file's absolute path, or the PostgreSQL URL
+ * without its credentials. The start-up check of a missing SQLite file
+ * (storage/sqlite/sqlite-file.ts) reads it to tell whether *that* database
+ * was lost, so a key written for another file proves nothing about this one.
+ */
+export const DATABASE_IDENTITY_VARIABLE = "SERVICE_DATABASE";
+
+/**
  * Reads `NAME=value` pairs of a dotenv file (comments and blank lines
  * skipped; surrounding quotes removed).
  *

@@ -46,7 +46,8 @@ const RETRY_AFTER_SECONDS: Record<StorageFailureKind, number> = {
   locked: 2,
   timeout: 2,
   unreachable: 5,
-  full: 30,
+  // The writer retries every 250 ms and the first write after space returns succeeds (issue 29).
+  full: 5,
   io: 30,
   read_only: 30,
   corrupt: 60,

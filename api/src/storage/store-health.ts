@@ -17,6 +17,8 @@ export class StoreHealth {
   private readonly lastLogged = new Map<string, number>();
   /** Set while the file at the path is not the file open: nothing clears it but a restart. */
   private fence: StorageUnavailableError | undefined;
+  /** Called when a failure ends (see {@link onRecovered}). */
+  private readonly recoveryListeners = new Set<() => void>();
 
   constructor(
     private readonly logger: Logger,
@@ -77,6 +79,19 @@ export class StoreHealth {
       );
     }
     this.failure = undefined;
+    for (const listener of this.recoveryListeners) listener();
+  }
+
+  /**
+   * Calls `listener` each time the store answers again after a failure
+   * (e.g. to sweep the reservations that expired while nothing could be
+   * written, issue 29).
+   *
+   * @returns a function that removes the listener
+   */
+  onRecovered(listener: () => void): () => void {
+    this.recoveryListeners.add(listener);
+    return () => this.recoveryListeners.delete(listener);
   }
 
   /** Fences writes for good (the database file was deleted or replaced under the service). */

@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { loadConfig } from "../../src/config/config.js";
 import { createServices } from "../../src/create-services.js";
 import { createLogger } from "../../src/logging/logger.js";
@@ -5,6 +7,9 @@ import type { Persona } from "../../src/personas/persona.js";
 import type { PersonaFile } from "../../src/personas/persona-traits.js";
 import { readExamplePersona } from "../../src/seed/demo-seed.js";
 import type { Services } from "../../src/services.js";
+
+/** An env file that never exists: the test process opens stores without any. */
+const NO_ENV_FILE = path.join(os.tmpdir(), `persona-test-${process.pid}-no-env-file`, ".env");
 
 /**
  * The store's services in the test process, without an HTTP server: to
@@ -19,6 +24,8 @@ export async function openStore(
     PERSONA_DATABASE_URL: databaseUrl,
     PERSONA_LOG_LEVEL: "silent",
     PERSONA_INSTANCE_ID: "test-process",
+    // Never the checkout's ./.env (a trace of its own database): a file no one writes.
+    PERSONA_ENV_FILE: NO_ENV_FILE,
     ...environment,
   });
   return createServices(config, createLogger("silent"));

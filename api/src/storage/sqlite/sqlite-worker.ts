@@ -21,7 +21,10 @@
  * invalidation; every fourth round it compares the open file with the file
  * at the path (a deleted or replaced file fences all writes) and reports
  * the write-ahead log's size; every 200th (10 s) it runs a truncating
- * checkpoint so the log shrinks back after a long reader.
+ * checkpoint so the log shrinks back after a long reader. While the disk
+ * is full it tries a truncating checkpoint before every write and every
+ * round, at most every 250 ms (makeRoom), so the service recovers by itself
+ * within a second of space coming back.
  */
 import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -144,6 +147,10 @@ let waitReported = false;
 let fenced: string | null = null;
 /** Whether the last write failed for a storage reason (reported recovery follows). */
 let failing = false;
+/** Whether the last write failed because the disk is full (then the log is emptied before writing). */
+let diskFull = false;
+/** When the log was last checkpointed to make room on a full disk (Unix ms). */
+let lastRoomAttempt = 0;
 let synchronous: "FULL" | "NORMAL" | undefined;
 let lastGeneration = -1;
 let lastDataVersion = -1;
@@ -155,6 +162,8 @@ const TRANSACTION_IDLE_MS = 30_000;
 const LOCK_RETRY_MS = 10;
 /** A wait for another process's lock is reported once it lasts this long. */
 const LOCK_WAIT_REPORT_MS = 1_000;
+/** While the disk is full, the log is checkpointed to make room at most this often. */
+const ROOM_ATTEMPT_MS = 250;
 
 function scheduleDrain(delayMs = 0): void {
   if (drainScheduled) return;
@@ -244,14 +253,37 @@ function reportFailure(error: unknown): void {
   const failure = failureOf(error);
   if (failure !== undefined) {
     failing = true;
+    if (failure.kind === "full") diskFull = true;
     post({ event: "failure", failure });
   }
 }
 
 function reportSuccess(): void {
+  diskFull = false;
   if (failing) {
     failing = false;
     post({ event: "recovered" });
+  }
+}
+
+/**
+ * On a full disk, before the next write: checkpoints the write-ahead log
+ * into the database file and truncates it (issue 29). A log that cannot be
+ * reset keeps the disk full for good — every new write appends to it and
+ * the space that comes back is eaten by the load before an automatic
+ * (passive) checkpoint completes — so the space the log held is given back
+ * first. Fails quietly while there is no room for the pages it moves (the
+ * write that follows reports the full disk); tried at most every
+ * {@link ROOM_ATTEMPT_MS}. Nothing to do in a transaction of our own.
+ */
+function makeRoom(now: number): void {
+  if (!diskFull || connection.inTransaction || now - lastRoomAttempt < ROOM_ATTEMPT_MS) return;
+  lastRoomAttempt = now;
+  try {
+    const [result] = connection.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number }>;
+    if (result?.busy === 0) diskFull = false;
+  } catch {
+    // Still no room (or a reader in the way): the write that follows says so.
   }
 }
 
@@ -289,6 +321,7 @@ function runBatch(batch: WorkerRequest[]): boolean {
   // the write-ahead log has been synced (syncThenPost), without holding the
   // write lock or this thread meanwhile.
   setSynchronous("NORMAL");
+  makeRoom(Date.now());
   try {
     if (!beginImmediate()) return false;
   } catch (error) {
@@ -484,6 +517,7 @@ function startTransaction(request: TransactionRequest): boolean {
     return true;
   }
   setSynchronous("FULL");
+  makeRoom(Date.now());
   try {
     if (!beginImmediate()) return false;
   } catch (error) {
@@ -642,6 +676,8 @@ if (isWriter) {
   const timer = setInterval(() => {
     if (closing) return;
     ticks += 1;
+    // A full disk is retried without waiting for a request: the space the log holds comes back first.
+    if (openTransaction === null) makeRoom(Date.now());
     try {
       // Another process committed (the operator CLI, another instance): caches may be stale.
       const version = Number(connection.pragma("data_version", { simple: true }));
