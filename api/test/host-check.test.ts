@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest } from "../../test-support/raw-request.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
-// The DNS-rebinding guard (http/host-check.ts): a page whose own name was made
+// The DNS-rebinding guard (createHostCheck of @persona-reply/shared/node): a page whose own name was made
 // to resolve to 127.0.0.1 reaches a loopback service from the browser, with
 // its own name in `Host`. /metrics without a token, and the pages, answer
 // loopback clients only under a loopback name, an IP address or an allowed name.

@@ -8,7 +8,9 @@
 // the real service (api/dist/main.js, offline engine, SQLite, billing and
 // rate limits on). Calls alternate between the ways, in alternating order,
 // so load on the shared machine hits them alike.
+
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -143,8 +145,10 @@ async function connectMcp(service, home, transportName) {
     await client.connect(transport);
     return { client, close: () => client.close() };
   }
+  // A token of our own, so the requests carry the Authorization header every real client sends.
+  const token = randomBytes(32).toString("base64url");
   const child = spawn(process.execPath, [mcpMain, "--http", "--port", "0"], {
-    env,
+    env: { ...env, PERSONA_MCP_HTTP_TOKEN: token },
     cwd: home,
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -158,7 +162,11 @@ async function connectMcp(service, home, transportName) {
     });
     child.once("exit", (code) => reject(new Error(`persona-mcp exited with ${code}: ${log}`)));
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
   return {
     client,
     close: async () => {

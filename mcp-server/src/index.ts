@@ -25,8 +25,13 @@ export {
 // A ClientSource of one's own throws it to have the tools answer with setup steps.
 export { SetupRequiredError } from "./settings/setup-instructions.js";
 export {
+  type BearerCredential,
+  createBearerToken,
+  readBearerToken,
+} from "./transports/bearer-token.js";
+export {
   type HttpEndpoint,
   type HttpServeOptions,
   serveHttp,
 } from "./transports/http-transport.js";
-export { serveStdio } from "./transports/stdio-transport.js";
+export { type StdioOutcome, serveStdio } from "./transports/stdio-transport.js";

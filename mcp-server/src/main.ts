@@ -3,7 +3,14 @@
 // server on stdio (default) or Streamable HTTP. Standard output belongs to
 // the protocol on stdio, so everything else goes to standard error.
 import path from "node:path";
-import { parseArguments, USAGE, UsageError } from "./cli/parse-arguments.js";
+import { httpClientConfiguration, type TokenOrigin } from "./cli/http-client-configuration.js";
+import {
+  HTTP_TOKEN_VARIABLE,
+  parseArguments,
+  type ServerArguments,
+  USAGE,
+  UsageError,
+} from "./cli/parse-arguments.js";
 import { createLogger } from "./logging/logger.js";
 import { createPersonaServer } from "./server/create-persona-server.js";
 import { SERVER_NAME, SERVER_VERSION } from "./server/server-info.js";
@@ -13,8 +20,32 @@ import {
   withoutPlaceholders,
 } from "./settings/client-source.js";
 import { SERVICE_VARIABLES } from "./settings/read-env-file.js";
+import { createBearerToken, MINIMUM_TOKEN_LENGTH } from "./transports/bearer-token.js";
 import { serveHttp } from "./transports/http-transport.js";
 import { serveStdio } from "./transports/stdio-transport.js";
+
+/**
+ * The HTTP transport's token: none with `--no-auth`, the one in
+ * PERSONA_MCP_HTTP_TOKEN, or a new one.
+ *
+ * @throws {UsageError} for a short token, or a token together with --no-auth
+ */
+function chooseToken(options: ServerArguments, env: NodeJS.ProcessEnv): TokenOrigin {
+  const given = env[HTTP_TOKEN_VARIABLE]?.trim();
+  if (options.noAuth === true) {
+    if (given !== undefined && given !== "") {
+      throw new UsageError(`--no-auth and ${HTTP_TOKEN_VARIABLE} contradict each other; drop one`);
+    }
+    return { kind: "none" };
+  }
+  if (given === undefined || given === "") return { kind: "generated", token: createBearerToken() };
+  if (given.length < MINIMUM_TOKEN_LENGTH || /\s/u.test(given)) {
+    throw new UsageError(
+      `${HTTP_TOKEN_VARIABLE} must be at least ${MINIMUM_TOKEN_LENGTH} characters without spaces (e.g. from \`openssl rand -base64 32\`), or unset to have one made at start`,
+    );
+  }
+  return { kind: "environment" };
+}
 
 function waitForSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -81,21 +112,44 @@ async function main(): Promise<number> {
     createPersonaServer({ clientSource, envFile, logger, maxRetries: options.maxRetries });
 
   if (options.transport === "http") {
+    let token: TokenOrigin;
+    try {
+      token = chooseToken(options, process.env);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`persona-mcp: ${error.message}\n`);
+      return 2;
+    }
     const endpoint = await serveHttp({
       createServer,
       host: options.host,
       port: options.port,
       logger,
+      authorization:
+        token.kind === "none"
+          ? "none"
+          : {
+              bearerToken:
+                token.kind === "generated"
+                  ? token.token
+                  : (process.env[HTTP_TOKEN_VARIABLE] ?? "").trim(),
+            },
     });
     logger.info(`Streamable HTTP transport listening at ${endpoint.url}`);
+    // Straight to standard error, not through the logger: the snippet is the one place the token is shown.
+    process.stderr.write(httpClientConfiguration(endpoint.url, token));
     const signal = await waitForSignal();
     logger.info(`${signal}: shutting down`);
     await endpoint.close();
     return 0;
   }
   logger.info("serving on stdio");
-  await Promise.race([serveStdio(createServer()), waitForSignal()]);
-  return 0;
+  const outcome = await Promise.race([
+    serveStdio(createServer(), process.stdin, process.stdout, logger),
+    waitForSignal(),
+  ]);
+  // A transport failure (a message over the size limit) was answered and logged; it is not a clean end.
+  return typeof outcome === "object" && outcome.status === "failed" ? 1 : 0;
 }
 
 main().then(

@@ -20,7 +20,7 @@ export const operationsConfigShape = {
     .optional(),
   /**
    * Host names, comma-separated, that loopback clients may use besides
-   * `localhost` and IP addresses (the DNS-rebinding guard, http/host-check.ts):
+   * `localhost` and IP addresses (the DNS-rebinding guard, createHostCheck of @persona-reply/shared/node):
    * for `/metrics` without a token, and for the pages when a request arrives
    * on a loopback address (where the host of PERSONA_PUBLIC_URL is allowed too).
    * A leading `.` allows the name and all its subdomains. No port.

@@ -46,7 +46,7 @@ export const ERROR_TABLE = {
     nativeFormat: "json",
   },
   metrics_loopback_only: { status: 403, completionType: "permission_error", nativeFormat: "json" },
-  // A loopback client whose Host is not a loopback or allowed name (DNS rebinding; http/host-check.ts).
+  // A loopback client whose Host is not a loopback or allowed name (DNS rebinding; createHostCheck of @persona-reply/shared/node).
   host_not_allowed: { status: 403, completionType: "permission_error", nativeFormat: "json" },
   payment_required: { status: 402, completionType: "invalid_request_error", nativeFormat: "json" },
   payment_facilitator_error: { status: 502, completionType: "server_error", nativeFormat: "json" },

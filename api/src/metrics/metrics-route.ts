@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { createHostCheck, isLoopbackAddress } from "@persona-reply/shared/node";
 import { Router } from "express";
-import { createHostCheck, isLoopbackAddress } from "../http/host-check.js";
 import { ServiceError } from "../http/service-error.js";
 import type { Metrics } from "./metrics.js";
 

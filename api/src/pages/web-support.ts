@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createHostCheck, isLoopbackAddress } from "@persona-reply/shared/node";
 import cookieParser from "cookie-parser";
 import { doubleCsrf } from "csrf-csrf";
 import type { Request, RequestHandler, Response } from "express";
 import helmet from "helmet";
-import { createHostCheck, isLoopbackAddress } from "../http/host-check.js";
 import { readFormBody } from "../http/read-body.js";
 import { ServiceError } from "../http/service-error.js";
 import type { Services } from "../services.js";

@@ -66,6 +66,13 @@ describe("parseArguments", () => {
     });
   });
 
+  it("reads --no-auth with --http, and leaves it out otherwise", () => {
+    const parsed = parseArguments(["--http", "--no-auth"]);
+    expect(parsed.action === "run" && parsed.arguments.noAuth).toBe(true);
+    const withToken = parseArguments(["--http"]);
+    expect(withToken.action === "run" && withToken.arguments.noAuth).toBeUndefined();
+  });
+
   it("answers --help and --version", () => {
     expect(parseArguments(["--help"])).toEqual({ action: "help" });
     expect(parseArguments(["-v"])).toEqual({ action: "version" });
@@ -92,7 +99,10 @@ describe("parseArguments", () => {
     expect(usageError(["--http", "--port", "70000"]).message).toBe(
       "--port must be a whole number from 0 to 65535",
     );
-    expect(usageError(["--port", "9000"]).message).toBe("--port and --host go with --http");
+    expect(usageError(["--port", "9000"]).message).toBe(
+      "--port, --host and --no-auth go with --http",
+    );
+    expect(usageError(["--no-auth"]).message).toBe("--port, --host and --no-auth go with --http");
     expect(usageError(["--timeout", "0"]).message).toMatch(/^--timeout must be/u);
     expect(usageError(["--max-retries", "-1"]).message).toMatch(/--max-retries|-1/u);
     expect(usageError(["--log-level", "loud"]).message).toBe(

@@ -30,7 +30,16 @@ export interface ServerArguments {
   maxRetries: number;
   /** `--log-level`; default `info`. */
   logLevel: LogLevel;
+  /**
+   * `--no-auth` (with `--http` only): serve without a bearer token. Absent,
+   * the HTTP transport requires the token of {@link HTTP_TOKEN_VARIABLE}, or
+   * one made at start and printed once.
+   */
+  noAuth?: true;
 }
+
+/** The environment variable that gives the HTTP transport's bearer token instead of a new one at each start. */
+export const HTTP_TOKEN_VARIABLE = "PERSONA_MCP_HTTP_TOKEN";
 
 /** What the command line asks for: run, or print help or the version. */
 export type ParsedCommand =
@@ -53,6 +62,11 @@ Transports:
   --http                 Streamable HTTP at http://HOST:PORT/mcp instead
   --port <n>             port for --http (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
   --host <address>       address for --http (default 127.0.0.1, loopback only)
+  --no-auth              for --http: take requests without a bearer token (not advised)
+
+Over --http every request needs Authorization: Bearer <token>. The token is
+made at start and printed once, in a client configuration snippet, unless
+${HTTP_TOKEN_VARIABLE} gives one (at least 32 characters; never a flag).
 
 Settings (flags > environment > .env file > the persona tool's active profile):
   --persona-id <uuid>    persona to speak as (else SERVICE_PERSONA_ID)
@@ -115,8 +129,11 @@ export function parseArguments(argv: readonly string[]): ParsedCommand {
   }
   if (values.help) return { action: "help" };
   if (values.version) return { action: "version" };
-  if (!values.http && (values.port !== undefined || values.host !== undefined)) {
-    throw new UsageError("--port and --host go with --http");
+  if (
+    !values.http &&
+    (values.port !== undefined || values.host !== undefined || values["no-auth"] === true)
+  ) {
+    throw new UsageError("--port, --host and --no-auth go with --http");
   }
   const logLevel = values["log-level"] ?? "info";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -136,6 +153,7 @@ export function parseArguments(argv: readonly string[]): ParsedCommand {
   if (values["persona-id"] !== undefined) result.personaId = values["persona-id"];
   if (values["base-url"] !== undefined) result.baseUrl = values["base-url"];
   if (values.dotenv !== undefined) result.envFile = values.dotenv;
+  if (values["no-auth"] === true) result.noAuth = true;
   if (values.timeout !== undefined) {
     const seconds = Number(values.timeout);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
@@ -155,6 +173,7 @@ function parse(argv: readonly string[]) {
       http: { type: "boolean" },
       port: { type: "string" },
       host: { type: "string" },
+      "no-auth": { type: "boolean" },
       profile: { type: "string" },
       "persona-id": { type: "string" },
       "base-url": { type: "string" },

@@ -2,13 +2,12 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from "@persona-reply/shared/node";
 import { type Logger, silentLogger } from "../logging/logger.js";
+import { readBearerToken } from "./bearer-token.js";
 
 /** Path the Streamable HTTP endpoint answers on. */
 export const MCP_PATH = "/mcp";
-
-/** Host names that mean this machine; the only ones accepted in `Host` and `Origin` when bound to loopback. */
-const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -20,6 +19,12 @@ export interface HttpServeOptions {
   port: number;
   /** Where failures are logged; default silent. */
   logger?: Logger;
+  /**
+   * Who may call: `{ bearerToken }` requires `Authorization: Bearer <token>`
+   * on every request (see `createBearerToken`); `"none"` serves anyone who
+   * can reach the port (`--no-auth`). No default, so opting out is explicit.
+   */
+  authorization: { bearerToken: string } | "none";
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -32,21 +37,18 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.startsWith("127.");
+/** Whether an address given to `listen()` is on the loopback interface (`127.0.0.1`, `::1`, `localhost`). */
+function isLoopbackBinding(host: string): boolean {
+  return isLoopbackAddress(host) || isLoopbackHost(host);
 }
 
-/** The host name of a `Host` or `Origin` value, or undefined when it does not parse. */
-function hostnameOf(value: string, isOrigin: boolean): string | undefined {
-  try {
-    return new URL(isOrigin ? value : `http://${value}`).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
-function jsonRpcError(response: http.ServerResponse, status: number, message: string) {
-  response.writeHead(status, { "content-type": "application/json" });
+function jsonRpcError(
+  response: http.ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  response.writeHead(status, { ...headers, "content-type": "application/json" });
   response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
@@ -56,10 +58,17 @@ function jsonRpcError(response: http.ServerResponse, status: number, message: st
  * ID), which is all two request-response tools need. GET and DELETE (the
  * optional server-to-client stream and session end) answer 405.
  *
- * Bound to 127.0.0.1 by default. On a loopback address, requests whose
- * `Host` or `Origin` names another host are refused with 403, so a web page
- * cannot reach the server through DNS rebinding. Anyone who can reach the
- * port can use the configured key, so another address is logged as a warning.
+ * Bound to 127.0.0.1 by default. On a loopback address, a request whose
+ * `Host` is not exactly a loopback name (`localhost`, a 127.0.0.0/8 address,
+ * `[::1]`; never a DNS name that starts like one), or that carries an
+ * `Origin` that is not, is refused with 403, so a web page cannot reach the
+ * server through DNS rebinding (`isLoopbackHost` of
+ * `@persona-reply/shared/node`). A request without `Origin` (not from a
+ * browser) passes that check. Then, unless `authorization` is `"none"`,
+ * a request without the bearer token is refused with 401 and
+ * `WWW-Authenticate: Bearer` (RFC 6750 §3). Another bind address, or no
+ * token, is logged as a warning. Every refusal is a JSON-RPC error body
+ * `{ jsonrpc: "2.0", error: { code: -32000, message }, id: null }`.
  *
  * @example
  * const endpoint = await serveHttp({ createServer: () => createPersonaServer(options), port: 8788 });
@@ -68,7 +77,8 @@ function jsonRpcError(response: http.ServerResponse, status: number, message: st
 export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint> {
   const host = options.host ?? "127.0.0.1";
   const logger = options.logger ?? silentLogger;
-  const guardHosts = isLoopback(host);
+  const guardHosts = isLoopbackBinding(host);
+  const token = options.authorization === "none" ? undefined : options.authorization.bearerToken;
   const httpServer = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://placeholder");
     if (url.pathname !== MCP_PATH) {
@@ -76,18 +86,35 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
       return;
     }
     if (guardHosts) {
-      const hostName = hostnameOf(request.headers.host ?? "", false);
-      if (hostName === undefined || !isLoopback(hostName)) {
+      if (!isLoopbackHost(request.headers.host)) {
         jsonRpcError(response, 403, "forbidden: Host must be a loopback address");
         return;
       }
       const origin = request.headers.origin;
-      const originName = origin === undefined ? undefined : hostnameOf(origin, true);
-      if (origin !== undefined && (originName === undefined || !isLoopback(originName))) {
+      if (origin !== undefined && !isLoopbackOrigin(origin)) {
         jsonRpcError(
           response,
           403,
           "forbidden: requests from web pages of other hosts are refused",
+        );
+        return;
+      }
+    }
+    if (token !== undefined) {
+      const credential = readBearerToken(request.headers.authorization, token);
+      if (credential !== "valid") {
+        jsonRpcError(
+          response,
+          401,
+          credential === "missing"
+            ? "unauthorized: send the token persona-mcp printed at start as Authorization: Bearer <token>"
+            : "unauthorized: the bearer token is not this server's",
+          {
+            "www-authenticate":
+              credential === "missing"
+                ? 'Bearer realm="persona-mcp"'
+                : 'Bearer realm="persona-mcp", error="invalid_token"',
+          },
         );
         return;
       }
@@ -124,7 +151,12 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
   });
   if (!guardHosts) {
     logger.warn(
-      `listening on ${host}, not a loopback address: anyone who can reach this port can use the configured API key`,
+      `listening on ${host}, not a loopback address: anyone who can reach this port${token === undefined ? "" : " and holds the token"} can use the configured API key`,
+    );
+  }
+  if (token === undefined) {
+    logger.warn(
+      "no token required (--no-auth): any program on this computer that can reach the port can use the configured API key",
     );
   }
   const port = (httpServer.address() as AddressInfo).port;

@@ -26,6 +26,8 @@ export interface McpConnection {
   stderr(): string;
   /** The URL of the Streamable HTTP endpoint (HTTP only). */
   url?: string;
+  /** The `Authorization` header of the server's configuration snippet, `${VAR}` expanded (HTTP only, unless --no-auth). */
+  authorization?: string;
   close(): Promise<void>;
 }
 
@@ -65,9 +67,25 @@ function waitForExit(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The `mcpServers.persona` entry `persona-mcp --http` prints at start. */
+export interface HttpClientEntry {
+  type: "http";
+  url: string;
+  headers?: { Authorization: string };
+}
+
+/** Reads the client configuration snippet from what `persona-mcp --http` wrote to standard error, once complete. */
+export function printedConfiguration(stderr: string): HttpClientEntry | undefined {
+  const match = /MCP client configuration[^\n]*\n(\{\n[\s\S]*?\n\})\n/u.exec(stderr);
+  if (match?.[1] === undefined) return undefined;
+  const parsed = JSON.parse(match[1]) as { mcpServers: { persona: HttpClientEntry } };
+  return parsed.mcpServers.persona;
+}
+
 /**
  * Spawns `persona-mcp --http --port 0` and connects the SDK's
- * `StreamableHTTPClientTransport` to the URL it logs.
+ * `StreamableHTTPClientTransport` to the URL it prints, with the bearer
+ * token of the configuration snippet it prints.
  */
 export const connectHttp: Connector = async (launch) => {
   const child = spawn(
@@ -80,14 +98,14 @@ export const connectHttp: Connector = async (launch) => {
   child.stdout?.on("data", (data: Buffer) => {
     stdout += data.toString("utf8");
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const configuration = await new Promise<HttpClientEntry>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no HTTP endpoint:\n${stderr}`)), 15_000);
     child.stderr?.on("data", (data: Buffer) => {
       stderr += data.toString("utf8");
-      const match = /listening at (http:\/\/\S+)/u.exec(stderr);
-      if (match?.[1] !== undefined) {
+      const entry = printedConfiguration(stderr);
+      if (entry !== undefined) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(entry);
       }
     });
     child.once("exit", (code) => {
@@ -95,11 +113,22 @@ export const connectHttp: Connector = async (launch) => {
       reject(new Error(`persona-mcp exited with ${code}:\n${stderr}`));
     });
   });
+  const url = configuration.url;
+  // As Claude Code does with .mcp.json: `${VAR}` in a header is the variable's value.
+  const authorization = configuration.headers?.Authorization.replace(
+    /\$\{(\w+)\}/gu,
+    (_, name: string) => launch.env[name] ?? "",
+  );
   const client = newClient();
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: authorization === undefined ? {} : { authorization } },
+    }),
+  );
   return {
     client,
     url,
+    ...(authorization === undefined ? {} : { authorization }),
     // The HTTP server writes nothing to standard output; keep it with the log so a test would see it.
     stderr: () => stderr + stdout,
     async close() {

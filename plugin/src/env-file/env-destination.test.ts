@@ -20,6 +20,7 @@ describe("inspectDestination", () => {
     expect(inspectDestination(".env", folder)).toEqual({
       path: path.join(folder, ".env"),
       target: path.join(folder, ".env"),
+      link: false,
       content: undefined,
     });
   });
@@ -31,6 +32,7 @@ describe("inspectDestination", () => {
     expect(inspectDestination(path.join(folder, ".env"), "/")).toEqual({
       path: path.join(folder, ".env"),
       target: fs.realpathSync(real),
+      link: true,
       content: "A=1\n",
     });
   });

@@ -5,8 +5,14 @@ import path from "node:path";
 export interface EnvDestination {
   /** Absolute path, as stated to the user. */
   path: string;
-  /** The file actually written: the target when {@link path} is a symbolic link, else {@link path}. */
+  /**
+   * The file actually written: {@link path} with every symbolic link
+   * resolved (`fs.realpath`; for a file yet to be made, its folder's real
+   * path). Differs from {@link path} when it is a link, or lies in a linked folder.
+   */
   target: string;
+  /** True when {@link path} itself is a symbolic link. */
+  link: boolean;
   /** Its text, or undefined when it does not exist yet. */
   content: string | undefined;
 }
@@ -22,8 +28,9 @@ function codeOf(error: unknown): string | undefined {
 
 /**
  * Looks at the env file the setup is about to write: resolves it to an
- * absolute path, follows a symbolic link to the file it points at (so the
- * link stays a link), and reads its current text. Writes nothing.
+ * absolute path, resolves every symbolic link on the way to the file that
+ * would really be written (so a link stays a link, and the user is shown
+ * where the key goes), and reads its current text. Writes nothing.
  *
  * @param file - the `--env-file` value, absolute or relative to `cwd`
  * @param cwd - the folder relative paths start from
@@ -40,7 +47,7 @@ export function inspectDestination(file: string, cwd: string): EnvDestination {
   let link = false;
   try {
     link = fs.lstatSync(absolute).isSymbolicLink();
-    if (link) target = fs.realpathSync(absolute);
+    target = fs.realpathSync(absolute);
   } catch (error) {
     const code = codeOf(error);
     if (link && code === "ENOENT") {
@@ -67,7 +74,12 @@ export function inspectDestination(file: string, cwd: string): EnvDestination {
         `the folder ${folder} does not exist; create it or choose another env file`,
       );
     }
-    return { path: absolute, target, content: undefined };
+    return {
+      path: absolute,
+      target: path.join(fs.realpathSync(folder), path.basename(target)),
+      link,
+      content: undefined,
+    };
   }
   if (!stats.isFile()) {
     throw new EnvDestinationError(
@@ -75,8 +87,32 @@ export function inspectDestination(file: string, cwd: string): EnvDestination {
     );
   }
   try {
-    return { path: absolute, target, content: fs.readFileSync(target, "utf8") };
+    return { path: absolute, target, link, content: fs.readFileSync(target, "utf8") };
   } catch (error) {
     throw new EnvDestinationError(`${absolute} cannot be read: ${codeOf(error) ?? String(error)}`);
   }
+}
+
+/**
+ * Says how a destination differs from the one the user confirmed, or
+ * undefined when it is the same file: the same real target, reached the
+ * same way (a link then and now, or a plain path then and now). A link put
+ * in place of `.env`, or pointed elsewhere, while the browser was open is a
+ * difference, so the key never lands somewhere the user did not see.
+ *
+ * @returns a phrase such as `now a symbolic link to /work/app/config/app.env`
+ * @example
+ * const change = destinationChange(confirmed, inspectDestination(confirmed.path, cwd));
+ * if (change !== undefined) throw new Error(`${confirmed.path} changed: ${change}`);
+ */
+export function destinationChange(
+  confirmed: EnvDestination,
+  current: EnvDestination,
+): string | undefined {
+  if (confirmed.target === current.target && confirmed.link === current.link) return undefined;
+  const now = current.link ? `a symbolic link to ${current.target}` : `the file ${current.target}`;
+  const then = confirmed.link
+    ? `a symbolic link to ${confirmed.target}`
+    : `the file ${confirmed.target}`;
+  return `it is now ${now}, not ${then} as confirmed`;
 }

@@ -1,4 +1,5 @@
 import os from "node:os";
+import path from "node:path";
 import { DEFAULT_BASE_URL, maskApiKey, normalizeBaseUrl } from "@persona-reply/client";
 import {
   BrowserLoginError,
@@ -7,7 +8,11 @@ import {
   loginWithBrowser,
   type ProgressStream,
 } from "@persona-reply/client/login";
-import { type EnvDestination, inspectDestination } from "../env-file/env-destination.js";
+import {
+  destinationChange,
+  type EnvDestination,
+  inspectDestination,
+} from "../env-file/env-destination.js";
 import {
   existingApiKey,
   readEnvValues,
@@ -15,7 +20,11 @@ import {
   updateEnvContent,
 } from "../env-file/env-file-content.js";
 import { writeFileAtomically } from "../env-file/write-file-atomically.js";
-import { ensureGitIgnored, type GitIgnoreOutcome } from "../gitignore/ensure-git-ignored.js";
+import {
+  ensureGitIgnored,
+  findRepositoryRoot,
+  type GitIgnoreOutcome,
+} from "../gitignore/ensure-git-ignored.js";
 import type { SetupArguments, SetupSource } from "./parse-setup-arguments.js";
 import { SETUP_EXIT_CODES, SetupError } from "./setup-error.js";
 
@@ -146,6 +155,43 @@ function loginFailure(error: unknown, timeoutMs: number | undefined): SetupError
   }
 }
 
+/** Where the key goes, as told to the user: the real file first, and the link it is reached through. */
+function describeDestination(destination: EnvDestination): string {
+  if (destination.link) {
+    return `${destination.target} (the file the symbolic link ${destination.path} points to)`;
+  }
+  if (destination.target !== destination.path) {
+    return `${destination.target} (${destination.path}, through linked folders)`;
+  }
+  return destination.path;
+}
+
+/**
+ * Refuses to write when the destination is no longer the file the user
+ * confirmed (see {@link destinationChange}).
+ */
+function refuseChangedDestination(
+  confirmed: EnvDestination,
+  current: EnvDestination,
+  unsaved: string,
+): void {
+  const change = destinationChange(confirmed, current);
+  if (change === undefined) return;
+  throw new SetupError(
+    SETUP_EXIT_CODES.refused,
+    `${confirmed.path} changed while the browser was open: ${change}. Nothing was written. ${unsaved} Run the setup again to confirm the new destination.`,
+  );
+}
+
+/** A line when the key's file lies outside the repository the link is in: that repository's .gitignore cannot cover it. */
+function outsideRepositoryLine(destination: EnvDestination): string | undefined {
+  if (destination.target === destination.path) return undefined;
+  const linkRepository = findRepositoryRoot(path.dirname(destination.path));
+  if (linkRepository === undefined) return undefined;
+  if (findRepositoryRoot(path.dirname(destination.target)) === linkRepository) return undefined;
+  return `The key is in ${destination.target}, outside the repository ${linkRepository} that holds ${destination.path}.`;
+}
+
 function gitIgnoreLine(outcome: GitIgnoreOutcome, file: string): string {
   switch (outcome.status) {
     case "outside-repository":
@@ -194,7 +240,7 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
   if (argumentsGiven.personaId !== undefined) written.push("SERVICE_PERSONA_ID");
   if (argumentsGiven.baseUrl !== undefined) written.push("SERVICE_BASE_URL");
   io.stderr.write(
-    `Persona Reply setup: the new API key will be written to ${destination.path}${destination.target === destination.path ? "" : ` (a link to ${destination.target})`} as ${written.join(", ")}${destination.content === undefined ? " (a new file, mode 0600)" : " (other lines kept)"}.\n`,
+    `Persona Reply setup: the new API key will be written to ${describeDestination(destination)} as ${written.join(", ")}${destination.content === undefined ? " (a new file, mode 0600)" : " (other lines kept)"}.\n`,
   );
 
   refuseExistingKey(destination, argumentsGiven.force);
@@ -216,7 +262,9 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
         "Not confirmed: check the destination above, then run again with --yes (in a coding agent, once the user has confirmed it in the conversation). Nothing was written.",
       );
     }
-    const confirmed = await io.confirm(`Write the key to ${destination.path}? [y/N] `);
+    const confirmed = await io.confirm(
+      `Write the key to ${describeDestination(destination)}? [y/N] `,
+    );
     if (!confirmed) {
       throw new SetupError(SETUP_EXIT_CODES.refused, "Not confirmed: nothing was written.");
     }
@@ -248,9 +296,11 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
   }
 
   // The file may have changed while the browser was open: read it again.
+  const confirmedDestination = destination;
   let updated: string;
   try {
     destination = inspectDestination(destination.path, io.cwd);
+    refuseChangedDestination(confirmedDestination, destination, unsaved);
     refuseExistingKey(destination, argumentsGiven.force, masked);
     updated = updateEnvContent(destination.content, valuesToWrite(argumentsGiven, login.apiKey));
   } catch (error) {
@@ -263,10 +313,18 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
 
   let ignored: GitIgnoreOutcome;
   try {
-    // Before the key lands on disk, so it is never an untracked, unignored file.
-    ignored = ensureGitIgnored(destination.path);
+    // Before the key lands on disk, so it is never an untracked, unignored file; the file written, not a link to it.
+    ignored = ensureGitIgnored(destination.target);
+    // Last look just before writing. The write itself makes a new file beside the target and
+    // renames it over the target's name, which replaces (never follows) a link put there since.
+    refuseChangedDestination(
+      confirmedDestination,
+      inspectDestination(destination.path, io.cwd),
+      unsaved,
+    );
     writeFileAtomically(destination.target, updated, { mode: ENV_FILE_MODE });
   } catch (error) {
+    if (error instanceof SetupError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
     throw new SetupError(
       SETUP_EXIT_CODES.usage,
@@ -275,9 +333,11 @@ export async function runSetup(argumentsGiven: SetupArguments, io: SetupIo): Pro
   }
 
   const lines = [
-    `Saved the new API key ${masked} to ${destination.path} as ${written.join(", ")} (file mode 0600).`,
-    gitIgnoreLine(ignored, destination.path),
+    `Saved the new API key ${masked} to ${describeDestination(destination)} as ${written.join(", ")} (file mode 0600).`,
+    gitIgnoreLine(ignored, destination.target),
   ];
+  const outside = outsideRepositoryLine(destination);
+  if (outside !== undefined) lines.splice(1, 0, outside);
   const personaId = argumentsGiven.personaId ?? fileValues.SERVICE_PERSONA_ID;
   if (personaId === undefined || personaId.trim() === "") {
     lines.push(
