@@ -22,6 +22,8 @@ export interface UsageInput {
   /** The route target that answered (served requests); absent or null otherwise. */
   upstream?: string | null;
   model?: string | null;
+  /** The persona version that answered (issue 25); absent or null when none did. */
+  personaVersion?: number | null;
 }
 
 /** The three metered endpoints. */
@@ -73,6 +75,7 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     payment_reference: usage.paymentReference,
     upstream: usage.upstream ?? null,
     model: usage.model ?? null,
+    persona_version: usage.personaVersion ?? null,
   };
 }
 
@@ -93,6 +96,7 @@ function fromRow(row: UsageRecordsTable): UsageRecord {
     paymentReference: row.payment_reference,
     upstream: row.upstream,
     model: row.model,
+    personaVersion: row.persona_version === null ? null : Number(row.persona_version),
   };
 }
 
