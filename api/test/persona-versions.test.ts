@@ -120,8 +120,8 @@ await describeEachDialect("persona versions", (database) => {
     await services.personas.revise(persona.id, { name: "Live two" }, { note: "renamed" });
     await services.personas.revise(persona.id, { name: "Draft three" }, { draft: true });
     const listed = await services.personas.listWithLiveVersion(own);
-    expect(listed.map(({ persona: p, live }) => [p.id, p.name, live.version, live.note])).toEqual(
-      [[persona.id, "Live two", 2, "renamed"]],
-    );
+    expect(listed.map(({ persona: p, live }) => [p.id, p.name, live.version, live.note])).toEqual([
+      [persona.id, "Live two", 2, "renamed"],
+    ]);
   });
 });

@@ -123,8 +123,7 @@ function toVersion(row: PersonaVersionsTable, liveVersion: number): PersonaVersi
   return {
     personaId: row.persona_id,
     version,
-    status:
-      version === liveVersion ? "live" : row.promoted_at === null ? "draft" : "retired",
+    status: version === liveVersion ? "live" : row.promoted_at === null ? "draft" : "retired",
     ...contentOf(row),
     note: row.note,
     changes: JSON.parse(row.changes) as string[],
@@ -480,7 +479,10 @@ export class PersonaStore {
     if (at === "live") return this.find(id);
     const persona = await this.load(id);
     if (persona === undefined) return undefined;
-    let query = this.database.selectFrom("persona_versions").selectAll().where("persona_id", "=", id);
+    let query = this.database
+      .selectFrom("persona_versions")
+      .selectAll()
+      .where("persona_id", "=", id);
     query =
       at === "draft"
         ? query.where("promoted_at", "is", null).orderBy("version", "desc").limit(1)
@@ -550,7 +552,11 @@ export class PersonaStore {
     return this.cache === undefined ? this.load(id) : this.cache.get(id, () => this.load(id));
   }
 
-  private async load(id: string): Promise<Persona | undefined> {
+  /**
+   * Reads a persona past the cache: right after a write of this process,
+   * before the change feed has emptied the cache.
+   */
+  async load(id: string): Promise<Persona | undefined> {
     const row = await this.database
       .selectFrom("personas")
       .selectAll()

@@ -76,8 +76,7 @@ export const personaVersionsMigration: Migration = {
           name: persona.name,
           traits: persona.traits,
           route:
-            persona.route ??
-            JSON.stringify([{ upstream: persona.provider, model: persona.model }]),
+            persona.route ?? JSON.stringify([{ upstream: persona.provider, model: persona.model }]),
           note: null,
           changes: "[]",
           created_at: persona.updated_at,
