@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usagePageBody } from "../src/usage/usage-page.js";
+import { readUsageSummary } from "../src/usage/usage-summary.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 let service: TestService;
@@ -53,5 +55,36 @@ describe("Persona-Version (issue 25)", () => {
       [1, 3],
       [2, 1],
     ]);
+  });
+
+  it("shows the customer each persona's live version, since when and the note, and usage by version", async () => {
+    const { personas } = service.services;
+    const id = service.plainPersona.id;
+    await personas.revise(id, { name: "Plain <two>" }, { note: "warmer & shorter" });
+    const response = await service.post("/api/v1/generate", REQUESTS["/api/v1/generate"](id));
+    expect(response.headers.get("persona-version")).toBe("2");
+    await response.arrayBuffer();
+    const now = Date.now();
+    const summary = await readUsageSummary(service.services.database, service.accountId, now);
+    if (summary === undefined) throw new Error("no summary");
+    const live = (await personas.listWithLiveVersion(service.accountId)).map(
+      ({ persona, live: version }) => ({
+        id: persona.id,
+        name: persona.name,
+        version: version.version,
+        since: version.promotedAt ?? version.createdAt,
+        note: version.note,
+      }),
+    );
+    const plain = usagePageBody(summary, [], now, live).value;
+    expect(plain).toMatch(
+      /Plain &lt;two&gt;<br><code>[^<]+<\/code><\/td>\s*<td class="number">2<\/td>/u,
+    );
+    expect(plain).toContain("warmer &amp; shorter");
+    expect(plain).toContain('href="/usage?by=version#by-version"');
+    const split = usagePageBody(summary, [], now, live, [
+      { personaId: id, version: 2, requests: 1, served: 1, costMicros: 100 },
+    ]).value;
+    expect(split).toContain('id="version-table"');
   });
 });

@@ -30,7 +30,9 @@ function personaFile(name: string, change: (file: ExampleFile) => void): string 
 }
 
 describe("persona-admin persona versions (issue 25)", () => {
-  it("refines a persona twice, shows three versions and a diff, drafts, promotes and rolls back", () => {
+  it("refines a persona twice, shows three versions and a diff, drafts, promotes and rolls back", {
+    timeout: 300_000,
+  }, () => {
     const accountId = admin("account", "create", "Versions Ltd").stdout;
     const created = admin(
       "persona",

@@ -117,6 +117,8 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   const program = new Command("persona-admin")
     .description("Operator tool of the Persona Reply service")
     .exitOverride()
+    // Program options (`--version`) only before the command: `persona show ID --version N` is the command's.
+    .enablePositionalOptions()
     .configureOutput({ writeOut: output.out, writeErr: output.error });
 
   const account = program.command("account").description("manage accounts");
