@@ -58,7 +58,7 @@ describe("the demo persona's suite on the offline engine", () => {
       const persona = examplePersona();
       const run = await runEvaluation(
         suite,
-        { persona, version: null, route: persona.route },
+        { persona, version: 1, route: persona.route },
         { engine, prices, judge: undefined },
         options,
       );
@@ -83,7 +83,7 @@ describe("the demo persona's suite on the offline engine", () => {
     const persona = examplePersona();
     const run = await runEvaluation(
       suite,
-      { persona, version: null, route: persona.route },
+      { persona, version: 1, route: persona.route },
       { engine, prices, judge: undefined },
       { ...options, repeat: 2 },
     );
@@ -125,7 +125,7 @@ describe("runEvaluation", () => {
     const persona = examplePersona();
     const offline = await runEvaluation(
       suite,
-      { persona, version: null, route: persona.route },
+      { persona, version: 1, route: persona.route },
       { engine, prices, judge: undefined },
       options,
     );
@@ -137,7 +137,7 @@ describe("runEvaluation", () => {
 
     const slow = await runEvaluation(
       suite,
-      { persona, version: null, route: [{ upstream: "slow", model: "m" }] },
+      { persona, version: 1, route: [{ upstream: "slow", model: "m" }] },
       { engine, prices, judge: undefined },
       { ...options, callTimeoutMs: 150 },
     );
@@ -167,7 +167,7 @@ describe("runEvaluation", () => {
     const progress: number[] = [];
     await runEvaluation(
       suite,
-      { persona, version: null, route: [{ upstream: "counting", model: "m" }] },
+      { persona, version: 1, route: [{ upstream: "counting", model: "m" }] },
       { engine, prices, judge: undefined },
       { repeat: 9, concurrency: 3, callTimeoutMs: 5000, onProgress: (done) => progress.push(done) },
     );

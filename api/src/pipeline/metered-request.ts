@@ -37,6 +37,13 @@ export interface MeteredEndpoint<Body, Payload> {
   present(body: Body, output: EngineOutput, rateLimits: RateLimit[] | undefined): Payload;
 }
 
+/**
+ * The response header naming the persona version that answered a metered
+ * request (issue 25; the spec leaves headers open): `Persona-Version: 3`.
+ * Set once the persona is known, so refusals after that carry it too.
+ */
+export const PERSONA_VERSION_HEADER = "Persona-Version";
+
 function requestIdOf(request: Request): string | null {
   const id = (request as Request & { id?: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? String(id) : null;
@@ -84,6 +91,8 @@ export async function serveMetered<Body, Payload>(
     },
     request,
   );
+  // The version that answers (issue 25), on every response from here on; bodies stay as spec §4 gives them.
+  response.setHeader(PERSONA_VERSION_HEADER, String(persona.version));
   const call = context.engine.prepare(persona, endpoint.task(body));
   const admission: Admission = await admit(
     context,

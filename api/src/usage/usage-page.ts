@@ -179,11 +179,82 @@ function usageTable(summary: UsageSummary): SafeHtml {
   </table></div>`;
 }
 
+/** A persona of the account with the version that answers its requests (issue 25). */
+export interface LivePersona {
+  id: string;
+  name: string;
+  version: number;
+  /** When this version went live (ISO 8601 UTC). */
+  since: string;
+  /** The operator's note on the version, if any. */
+  note: string | null;
+}
+
+/** Requests and spend of one persona version over the page's days (`/usage?by=version`). */
+export interface VersionUsage {
+  personaId: string | null;
+  /** null for requests recorded before versions (or refused before a persona was read). */
+  version: number | null;
+  requests: number;
+  served: number;
+  costMicros: number;
+}
+
+/** The account's personas, each with its live version, since when, and the operator's note. */
+function personasSection(personas: readonly LivePersona[]): SafeHtml {
+  if (personas.length === 0) return html`<p class="muted">No personas yet.</p>`;
+  const rows = personas.map(
+    (persona) => html`<tr>
+      <td>${persona.name}<br><code>${persona.id}</code></td>
+      <td class="number">${persona.version}</td>
+      <td>${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
+      <td>${persona.note ?? ""}</td>
+    </tr>`,
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table">
+    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and the note on it</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Note</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
+/** Requests per persona version, or a link that asks for them. */
+function versionsSection(summary: UsageSummary, versions: readonly VersionUsage[] | undefined) {
+  if (versions === undefined) {
+    return html`<p><a class="button button-quiet" href="/usage?by=version#by-version">Split by persona version</a></p>`;
+  }
+  if (versions.length === 0) {
+    return html`<p class="muted">No requests in the last ${summary.days.length} days.</p>`;
+  }
+  const rows = versions.map(
+    (line) => html`<tr>
+      <td>${personaLabel(summary, line.personaId)}</td>
+      <td class="number">${line.version ?? "–"}</td>
+      <td class="number">${line.requests}</td>
+      <td class="number">${line.served}</td>
+      <td class="number">${formatMoney(line.costMicros)}</td>
+    </tr>`,
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Requests per persona version"><table id="version-table" class="figures">
+    <caption class="visually-hidden">Requests and spend per persona version over the last ${summary.days.length} days</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Version</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
 /**
- * The body of `/usage`: figures at a glance, the charts, the rate-limit
- * windows of each key and the table with its CSV download.
+ * The body of `/usage`: figures at a glance, the charts, the account's
+ * personas with their live versions, the rate-limit windows of each key,
+ * the table with its CSV download, and requests per persona version when
+ * asked for (`versions`).
  */
-export function usagePageBody(summary: UsageSummary, keys: KeyWindows[], now: number): SafeHtml {
+export function usagePageBody(
+  summary: UsageSummary,
+  keys: KeyWindows[],
+  now: number,
+  personas: readonly LivePersona[] = [],
+  versions?: readonly VersionUsage[],
+): SafeHtml {
   const totalRequests = summary.lines.reduce((sum, line) => sum + line.requests, 0);
   const totalSpend = summary.lines.reduce((sum, line) => sum + line.costMicros, 0);
   const first = summary.days[0] ?? "";
@@ -198,9 +269,14 @@ export function usagePageBody(summary: UsageSummary, keys: KeyWindows[], now: nu
     <h2>Charts</h2>
     <p class="muted">Each line has its own symbol as well as its colour; hover a point for its figure. The <a href="#figures">table below</a> lists every figure.</p>
     ${charts(summary)}
+    <h2 id="personas">Your personas</h2>
+    <p class="muted">Personas are refined in versions; the live version answers your requests and each response names it in its <code>Persona-Version</code> header.</p>
+    ${personasSection(personas)}
     <h2 id="limits">Rate limits now</h2>
     ${limitsSection(keys, now)}
     <h2 id="figures">Figures</h2>
     <p><a class="button button-quiet" href="/usage.csv" download>Download CSV</a></p>
-    ${usageTable(summary)}`;
+    ${usageTable(summary)}
+    <h2 id="by-version">By persona version</h2>
+    ${versionsSection(summary, versions)}`;
 }
