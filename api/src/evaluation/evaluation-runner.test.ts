@@ -33,6 +33,7 @@ function examplePersona(id: string = randomUUID()): Persona {
     traits: file.traits,
     personifyAccess: true,
     route: file.route,
+    version: 1,
     createdAt: "2026-01-01T00:00:00.000Z",
   };
 }
