@@ -166,8 +166,9 @@ pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
 .chart-legend { margin: 0 0 0.25rem; }
 /* Right to left, so the region opens at its right end: the latest day and the axis. */
 .chart-scroll { position: relative; overflow-x: auto; direction: rtl; }
-.chart-canvas { direction: ltr; }
-.chart svg.plot { display: block; width: 100%; min-width: 36rem; height: auto; }
+/* The canvas itself is the wide box, so in the right-to-left scroller it overflows to the left. */
+.chart-canvas { direction: ltr; min-width: 36rem; }
+.chart svg.plot { display: block; width: 100%; height: auto; }
 .scroll-hint { display: none; font-size: 0.8rem; margin: 0.25rem 0 0; }
 /* Hollow symbols take the card's colour, light or dark (a CSS fill overrides the attribute). */
 .chart svg.plot [fill="white"] { fill: var(--surface); }
@@ -191,7 +192,8 @@ td.day, .limits .number { white-space: nowrap; }
   table.stacked td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: 0.15rem 0.75rem; text-align: right; }
   table.stacked td::before { content: attr(data-label); color: var(--muted); font-weight: 600; text-align: left; }
   table.stacked td.actions-cell { justify-content: flex-end; }
-  .limits .meter { width: 3.5rem; }
+  table.stacked th[scope="rowgroup"] { display: block; padding: 0.4rem 0.75rem 0.2rem; border: 0; }
+  .limits .meter-cell { display: none; }
 }
 @media (max-width: 30rem) {
   .site-header nav a { padding: 0.5rem 0.6rem; }

@@ -123,14 +123,14 @@ function limitsSection(keys: KeyWindows[], now: number): SafeHtml {
     key.windows.map(
       (window, index) => html`<tr>
         ${index === 0 ? html`<th scope="rowgroup" rowspan="${key.windows.length}">${key.name}<br><code>${key.masked}</code></th>` : ""}
-        <td>per ${window.window}</td>
-        <td class="number">${formatCount(window.used)} of ${formatCount(window.limit)}</td>
+        <td data-label="Window">per ${window.window}</td>
+        <td class="number" data-label="Used">${formatCount(window.used)} of ${formatCount(window.limit)}</td>
         <td class="meter-cell"><span class="meter${window.used >= window.limit ? " full" : ""}" aria-hidden="true"><span style="width:${Math.min(100, Math.round((window.used / window.limit) * 100))}%"></span></span></td>
-        <td class="reset"><time datetime="${new Date(window.reset * 1000).toISOString()}">${describeReset(window.reset, now)}</time></td>
+        <td class="reset" data-label="Resets"><time datetime="${new Date(window.reset * 1000).toISOString()}">${describeReset(window.reset, now)}</time></td>
       </tr>`,
     ),
   );
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits stacked">
     <caption class="visually-hidden">Rate-limit windows of each active key</caption>
     <thead><tr><th scope="col">Key</th><th scope="col">Window</th><th scope="col" class="number">Used</th><th scope="col"><span class="visually-hidden">Share used</span></th><th scope="col">Resets</th></tr></thead>
     <tbody>${rows}</tbody>
