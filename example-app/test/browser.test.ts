@@ -340,7 +340,9 @@ describe.skipIf(!HAS_CHROMIUM)(title, () => {
     });
   });
 
-  it("every page at desktop and phone width, light and dark: axe clean, nothing wider than the screen or its card", async () => {
+  it("every page at desktop and phone width, light and dark: axe clean, nothing wider than the screen or its card", {
+    timeout: 400_000,
+  }, async () => {
     const found: string[] = [];
     for (const colorScheme of ["light", "dark"] as const) {
       for (const viewport of [
