@@ -1,4 +1,5 @@
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
+import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
@@ -22,4 +23,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...MODEL_ROUTES_MIGRATIONS,
   ...KEY_FLASH_MIGRATIONS,
   ...USAGE_MIGRATIONS,
+  ...LOGIN_MIGRATIONS,
 };

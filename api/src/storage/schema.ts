@@ -1,5 +1,6 @@
 import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
+import type { LoginTables } from "../login/login-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
@@ -8,7 +9,7 @@ import type { UsageTables } from "../usage/usage-tables.js";
  * booleans are integers 0/1 and times are ISO 8601 UTC strings, so the
  * same migrations serve SQLite and PostgreSQL.
  */
-export interface DatabaseSchema extends PlaygroundTables, BillingTables, UsageTables {
+export interface DatabaseSchema extends PlaygroundTables, BillingTables, UsageTables, LoginTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   api_keys: ApiKeysTable;
