@@ -103,8 +103,11 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
     expect(sent?.body.max_tokens).toBe(MAX_OUTPUT_TOKENS);
     expect(sent?.body.system).toMatch(/^You are Juniper/u);
     expect(sent?.body.system).toMatch(/garden planner/u);
+    // The opening assistant turn is context in `system`: the turns start with the user (issue 29).
+    expect(sent?.body.system).toMatch(
+      /opened with this message from you \(the assistant\)[^\n]*\n\nWelcome to the club!$/u,
+    );
     expect(sent?.body.messages).toEqual([
-      { role: "assistant", content: "Welcome to the club!" },
       { role: "user", content: "Hi\n\nWhat should I sow in March?" },
     ]);
     // Billed from the reported usage at claude's price: 40 × 3 + 9 × 15 micro-units.
