@@ -123,6 +123,27 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
     });
   });
 
+  it("asks each variation for its own temperature (the Messages API has no seed)", async () => {
+    const { persona, post } = await customer(CLAUDE_THEN_LOCAL);
+    claude.behaviour = { kind: "reply", text: "Sow broad beans now." };
+    const before = claude.requests.length;
+    const response = await post("/api/v1/generate", {
+      personaId: persona.id,
+      includeVariations: true,
+      messages: [{ role: "user", content: "What should I sow in March?" }],
+    });
+    expect(response.status).toBe(200);
+    const sent = claude.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(1);
+    const temperatures = sent.map((request) => request.body.temperature);
+    expect(new Set(temperatures).size).toBe(sent.length);
+    for (const temperature of temperatures) {
+      expect(temperature).toBeGreaterThanOrEqual(0);
+      expect(temperature).toBeLessThanOrEqual(1);
+    }
+    for (const request of sent) expect(request.body).not.toHaveProperty("seed");
+  });
+
   it("keeps /personify's source text in a delimited data block of the user turn", async () => {
     const { persona, post } = await customer(CLAUDE_THEN_LOCAL);
     claude.behaviour = { kind: "reply", text: "Rewritten, kindly." };

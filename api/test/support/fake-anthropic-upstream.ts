@@ -19,6 +19,7 @@ export interface MessagesRequest {
     model: string;
     max_tokens: number;
     system?: string;
+    temperature?: number;
     messages: Array<{ role: "user" | "assistant"; content: string }>;
   };
   /** The key the SDK sent: its `x-api-key` header, or the token of `Authorization: Bearer`. */
