@@ -43,12 +43,18 @@ function dayOption(text: string): string {
   return text;
 }
 
-/** Renders usage lines as an aligned text table. */
+/**
+ * Renders usage lines as an aligned text table, one row per day, account,
+ * persona and target (upstream and model; `-` for requests refused before
+ * any target was asked).
+ */
 export function usageTable(lines: readonly UsageReportLine[]): string {
   const header = [
     "day",
     "account",
     "persona",
+    "upstream",
+    "model",
     "requests",
     "served",
     "input tokens",
@@ -59,6 +65,8 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
     line.day,
     line.accountId,
     line.personaId ?? "-",
+    line.upstream ?? "-",
+    line.model ?? "-",
     String(line.requests),
     String(line.served),
     String(line.inputTokens),
@@ -71,7 +79,7 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
   const render = (cells: string[]) =>
     cells
       .map((cell, index) =>
-        index >= 3 ? cell.padStart(widths[index] ?? 0) : cell.padEnd(widths[index] ?? 0),
+        index >= 5 ? cell.padStart(widths[index] ?? 0) : cell.padEnd(widths[index] ?? 0),
       )
       .join("  ")
       .trimEnd();
@@ -236,7 +244,7 @@ export function addBillingCommands(
     .option("--to <day>", "up to and including this UTC day (YYYY-MM-DD)", dayOption)
     .option("--json", "JSON instead of a table")
     .option("--chart", "draw requests and cost per day above the table")
-    .description("usage per account, per day and per persona")
+    .description("usage per account, per day, per persona and per target (upstream and model)")
     .action(
       async (options: {
         account?: string;

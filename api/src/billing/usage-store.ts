@@ -39,6 +39,13 @@ export interface UsageReportLine {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
   personaId: string | null;
+  /**
+   * The upstream that answered (its name in the operator configuration),
+   * or null for requests refused before any target was asked (401, 402, 429 …).
+   */
+  upstream: string | null;
+  /** The model of that upstream, or null with `upstream`. */
+  model: string | null;
   requests: number;
   /** Requests answered 200. */
   served: number;
@@ -141,6 +148,8 @@ export class UsageStore {
       .select([
         "account_id",
         "persona_id",
+        "upstream",
+        "model",
         day.as("day"),
         sql<number>`count(*)`.as("requests"),
         sql<number>`sum(case when status = 200 then 1 else 0 end)`.as("served"),
@@ -148,17 +157,27 @@ export class UsageStore {
         sql<number>`cast(sum(output_tokens) as bigint)`.as("output_tokens"),
         sql<number>`cast(sum(cost_micros) as bigint)`.as("cost_micros"),
       ])
-      .groupBy(["account_id", "persona_id", day]);
+      .groupBy(["account_id", "persona_id", "upstream", "model", day]);
     if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
     if (filter.personaId !== undefined) query = query.where("persona_id", "=", filter.personaId);
     if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
     // `to` is a whole day: everything before the next day's start.
     if (filter.to !== undefined) query = query.where(day, "<=", filter.to);
-    const rows = await query.orderBy(day).orderBy("account_id").orderBy("persona_id").execute();
+    const rows = await query
+      .orderBy(day)
+      .orderBy("account_id")
+      .orderBy("persona_id")
+      // Requests refused before any target last, on both dialects (their null orders differ).
+      .orderBy(sql`case when upstream is null then 1 else 0 end`)
+      .orderBy("upstream")
+      .orderBy("model")
+      .execute();
     return rows.map((row) => ({
       accountId: row.account_id,
       day: row.day,
       personaId: row.persona_id,
+      upstream: row.upstream,
+      model: row.model,
       requests: Number(row.requests),
       served: Number(row.served),
       inputTokens: Number(row.input_tokens),
