@@ -1,5 +1,6 @@
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
+import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
 import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
@@ -24,6 +25,7 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...MODEL_ROUTES_MIGRATIONS,
   ...KEY_FLASH_MIGRATIONS,
   ...USAGE_MIGRATIONS,
+  ...LOGIN_MIGRATIONS,
   ...PERSONA_VERSIONS_MIGRATIONS,
   ...EVALUATION_MIGRATIONS,
 };

@@ -9,13 +9,13 @@ import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
-import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
 import {
   addPersonaVersionCommands,
   describeVersion,
   operatorName,
   parseVersion,
 } from "./persona-version-commands.js";
+import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
 
 function readPersonaFile(file: string) {
   let data: unknown;

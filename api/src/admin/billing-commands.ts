@@ -44,7 +44,11 @@ function dayOption(text: string): string {
   return text;
 }
 
-/** Renders usage lines as an aligned text table (with a version column when split by version). */
+/**
+ * Renders usage lines as an aligned text table, one row per day, account,
+ * persona (and version, when split by version) and target (upstream and
+ * model; `-` for requests refused before any target was asked).
+ */
 export function usageTable(lines: readonly UsageReportLine[]): string {
   if (lines.length === 0) return "no usage recorded for this selection";
   const byVersion = lines.some((line) => line.personaVersion !== undefined);
@@ -53,6 +57,8 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
     "account",
     "persona",
     ...(byVersion ? ["version"] : []),
+    "upstream",
+    "model",
     "requests",
     "served",
     "input tokens",
@@ -64,13 +70,15 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
     line.accountId,
     line.personaId ?? "-",
     ...(byVersion ? [line.personaVersion == null ? "-" : String(line.personaVersion)] : []),
+    line.upstream ?? "-",
+    line.model ?? "-",
     String(line.requests),
     String(line.served),
     String(line.inputTokens),
     String(line.outputTokens),
     formatMoney(line.costMicros),
   ]);
-  return textTable(header, rows, byVersion ? 4 : 3);
+  return textTable(header, rows, byVersion ? 6 : 5);
 }
 
 /**
@@ -233,7 +241,9 @@ export function addBillingCommands(
     )
     .option("--json", "JSON instead of a table")
     .option("--chart", "draw requests and cost per day above the table")
-    .description("usage per account, per day and per persona (and version with --by version)")
+    .description(
+      "usage per account, per day, per persona and per target (upstream and model); per version with --by version",
+    )
     .action(
       async (options: {
         account?: string;

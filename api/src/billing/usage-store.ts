@@ -43,6 +43,13 @@ export interface UsageReportLine {
   personaId: string | null;
   /** The persona version that answered; present only when the report is split by version. */
   personaVersion?: number | null;
+  /**
+   * The upstream that answered (its name in the operator configuration),
+   * or null for requests refused before any target was asked (401, 402, 429 …).
+   */
+  upstream: string | null;
+  /** The model of that upstream, or null with `upstream`. */
+  model: string | null;
   requests: number;
   /** Requests answered 200. */
   served: number;
@@ -151,6 +158,8 @@ export class UsageStore {
         "account_id",
         "persona_id",
         (byVersion ? sql<number | null>`persona_version` : sql<null>`null`).as("persona_version"),
+        "upstream",
+        "model",
         day.as("day"),
         sql<number>`count(*)`.as("requests"),
         sql<number>`sum(case when status = 200 then 1 else 0 end)`.as("served"),
@@ -160,8 +169,8 @@ export class UsageStore {
       ])
       .groupBy(
         byVersion
-          ? ["account_id", "persona_id", "persona_version", day]
-          : ["account_id", "persona_id", day],
+          ? ["account_id", "persona_id", "persona_version", "upstream", "model", day]
+          : ["account_id", "persona_id", "upstream", "model", day],
       );
     if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
     if (filter.personaId !== undefined) query = query.where("persona_id", "=", filter.personaId);
@@ -173,6 +182,10 @@ export class UsageStore {
       .orderBy("account_id")
       .orderBy("persona_id")
       .orderBy("persona_version")
+      // Requests refused before any target last, on both dialects (their null orders differ).
+      .orderBy(sql`case when upstream is null then 1 else 0 end`)
+      .orderBy("upstream")
+      .orderBy("model")
       .execute();
     return rows.map((row) => ({
       accountId: row.account_id,
@@ -181,6 +194,8 @@ export class UsageStore {
       ...(byVersion
         ? { personaVersion: row.persona_version === null ? null : Number(row.persona_version) }
         : {}),
+      upstream: row.upstream,
+      model: row.model,
       requests: Number(row.requests),
       served: Number(row.served),
       inputTokens: Number(row.input_tokens),

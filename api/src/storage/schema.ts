@@ -1,6 +1,7 @@
 import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
+import type { LoginTables } from "../login/login-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
@@ -13,7 +14,8 @@ export interface DatabaseSchema
   extends PlaygroundTables,
     BillingTables,
     UsageTables,
-    EvaluationTables {
+    EvaluationTables,
+    LoginTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   persona_versions: PersonaVersionsTable;
