@@ -192,7 +192,7 @@ describeWithBrowser("the console's pages at desktop and phone width, light and d
     const replyText = (await reply.locator(".bubble").textContent()) ?? "";
     expect(replyText).toContain("Lisbon");
     expect(replyText.split("planning a weekend trip").length - 1).toBeLessThanOrEqual(1);
-    expect(await reply.locator(".role").textContent()).toBe(service.persona.name);
+    expect(await reply.locator(".role").textContent()).toBe(`${service.persona.name} · version 1`);
     expect(await reply.locator(".meta").textContent()).toBe(
       "Answered by offline:offline-composer-1 (development engine)",
     );

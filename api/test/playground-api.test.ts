@@ -34,7 +34,13 @@ interface PlaygroundAnswer {
   personified?: string;
   error?: { type: string; message: string };
   /** Added by the playground's endpoints only: the target that answered. */
-  answeredBy?: { target: string; upstream: string; model: string; development: boolean };
+  answeredBy?: {
+    target: string;
+    upstream: string;
+    model: string;
+    development: boolean;
+    personaVersion: number;
+  };
 }
 
 async function callJson(client: PageClient, path: string, body: unknown, csrf: string) {
@@ -77,6 +83,7 @@ describe("playground chat endpoints (session, CSRF, the account's personas)", ()
       upstream: "offline",
       model: "offline-composer-1",
       development: true,
+      personaVersion: 1,
     });
     const after = (await service.services.billing.balances.balanceOf(service.accountId))
       ?.balanceMicros;

@@ -5,6 +5,7 @@ import type { Endpoint } from "../billing/usage-store.js";
 import type { EngineOutput, EngineTask } from "../engine/persona-engine.js";
 import type { ErrorCode } from "../http/service-error.js";
 import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import type { Persona } from "../personas/persona.js";
 import { type Admission, admit } from "./admission.js";
 import { authorize, type Caller } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
@@ -33,8 +34,14 @@ export interface MeteredEndpoint<Body, Payload> {
    * The response body (spec §4.1–4.3).
    *
    * @param rateLimits - the key's windows after this request, on API-key requests
+   * @param persona - the persona (at the version) that answered
    */
-  present(body: Body, output: EngineOutput, rateLimits: RateLimit[] | undefined): Payload;
+  present(
+    body: Body,
+    output: EngineOutput,
+    rateLimits: RateLimit[] | undefined,
+    persona: Persona,
+  ): Payload;
 }
 
 /**
@@ -110,7 +117,7 @@ export async function serveMetered<Body, Payload>(
     throw error;
   }
   await settle(context, admission, persona, output, usage, response);
-  response.json(endpoint.present(body, output, admission.rateLimits));
+  response.json(endpoint.present(body, output, admission.rateLimits, persona));
 }
 
 function resourceUrlOf(context: PipelineContext, request: Request): string {

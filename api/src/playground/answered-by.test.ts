@@ -31,21 +31,24 @@ describe("describeAnswer", () => {
   ]);
 
   it("names the target as upstream:model and tells the development engine by its kind", () => {
-    expect(describeAnswer({ upstream: "offline", model: "offline-composer-1" }, upstreams)).toEqual(
-      {
-        target: "offline:offline-composer-1",
-        upstream: "offline",
-        model: "offline-composer-1",
-        development: true,
-      },
-    );
-    const local = describeAnswer({ upstream: "local", model: "llama3.1:8b" }, upstreams);
+    expect(
+      describeAnswer({ upstream: "offline", model: "offline-composer-1" }, upstreams, 3),
+    ).toEqual({
+      personaVersion: 3,
+      target: "offline:offline-composer-1",
+      upstream: "offline",
+      model: "offline-composer-1",
+      development: true,
+    });
+    const local = describeAnswer({ upstream: "local", model: "llama3.1:8b" }, upstreams, 1);
     expect(local.target).toBe("local:llama3.1:8b");
     expect(local.development).toBe(false);
-    expect(describeAnswer({ upstream: "claude", model: "x" }, upstreams).development).toBe(false);
+    expect(describeAnswer({ upstream: "claude", model: "x" }, upstreams, 1).development).toBe(
+      false,
+    );
   });
 
   it("does not take an unknown upstream for the development engine", () => {
-    expect(describeAnswer({ upstream: "gone", model: "m" }, upstreams).development).toBe(false);
+    expect(describeAnswer({ upstream: "gone", model: "m" }, upstreams, 1).development).toBe(false);
   });
 });

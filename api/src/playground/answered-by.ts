@@ -17,12 +17,8 @@ export interface AnsweredBy {
    * engine, not a language model.
    */
   development: boolean;
-  /**
-   * The persona version that answered. Persona versions do not exist yet
-   * (DESIGN.md "Persona versions"); this is their place in the answer, and
-   * it is absent until they do.
-   */
-  personaVersion?: string;
+  /** The persona version that answered (issue 25), as the `Persona-Version` header says. */
+  personaVersion: number;
 }
 
 /**
@@ -30,12 +26,18 @@ export interface AnsweredBy {
  *
  * @param target - `EngineOutput.target`
  * @param upstreams - the configured upstreams, to tell the development engine by its kind
+ * @param personaVersion - the persona version that answered
  * @example
- * describeAnswer({ upstream: "offline", model: "offline-composer-1" }, upstreams);
- * // { target: "offline:offline-composer-1", upstream: "offline", model: "offline-composer-1", development: true }
+ * describeAnswer({ upstream: "offline", model: "offline-composer-1" }, upstreams, 2);
+ * // { target: "offline:offline-composer-1", upstream: "offline", model: "offline-composer-1", development: true, personaVersion: 2 }
  */
-export function describeAnswer(target: RouteTarget, upstreams: Upstreams): AnsweredBy {
+export function describeAnswer(
+  target: RouteTarget,
+  upstreams: Upstreams,
+  personaVersion: number,
+): AnsweredBy {
   return {
+    personaVersion,
     target: `${target.upstream}:${target.model}`,
     upstream: target.upstream,
     model: target.model,

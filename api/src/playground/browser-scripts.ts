@@ -97,7 +97,7 @@ export const CHAT_SCRIPT = `"use strict";
     const who = document.createElement("span");
     who.className = "role";
     let label = role === "user" ? "You" : personaName();
-    if (answeredBy && answeredBy.personaVersion) label += " · version " + answeredBy.personaVersion;
+    if (answeredBy && answeredBy.personaVersion !== undefined) label += " · version " + answeredBy.personaVersion;
     who.textContent = label;
     const bubble = document.createElement("div");
     bubble.className = "bubble text";

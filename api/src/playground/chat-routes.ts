@@ -37,9 +37,9 @@ function withAnsweredBy<Body, Payload extends object>(
 ): MeteredEndpoint<Body, Payload & { answeredBy: AnsweredBy }> {
   return {
     ...endpoint,
-    present: (body, output, rateLimits) => ({
-      ...endpoint.present(body, output, rateLimits),
-      answeredBy: describeAnswer(output.target, upstreams),
+    present: (body, output, rateLimits, persona) => ({
+      ...endpoint.present(body, output, rateLimits, persona),
+      answeredBy: describeAnswer(output.target, upstreams, persona.version),
     }),
   };
 }
