@@ -143,6 +143,10 @@ describeWithBrowser("the console's pages at desktop and phone width, light and d
             .screenshot({ path: chartShotPath(colorScheme) });
         }
         await check("usage");
+        expect((await page.goto("/usage?by=version"))?.status()).toBe(200);
+        expect(await page.locator("#personas-table tbody tr").count()).toBeGreaterThan(0);
+        expect(await page.locator("#version-table tbody tr").count()).toBeGreaterThan(0);
+        await check("usage-by-version");
 
         expect((await page.goto("/playground"))?.status()).toBe(200);
         await page.getByLabel("Message").fill(LISBON);

@@ -191,6 +191,7 @@ td.day, .limits .number { white-space: nowrap; }
   table.stacked tbody tr:last-child { border-bottom: 0; }
   table.stacked td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: 0.15rem 0.75rem; text-align: right; }
   table.stacked td::before { content: attr(data-label); color: var(--muted); font-weight: 600; text-align: left; }
+  table.stacked td code { white-space: normal; overflow-wrap: anywhere; }
   table.stacked td.actions-cell { justify-content: flex-end; }
   table.stacked th[scope="rowgroup"] { display: block; padding: 0.4rem 0.75rem 0.2rem; border: 0; }
   .limits .meter-cell { display: none; }

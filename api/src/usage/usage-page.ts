@@ -193,13 +193,13 @@ function personasSection(personas: readonly LivePersona[]): SafeHtml {
   if (personas.length === 0) return html`<p class="muted">No personas yet.</p>`;
   const rows = personas.map(
     (persona) => html`<tr>
-      <td>${persona.name}<br><code>${persona.id}</code></td>
-      <td class="number">${persona.version}</td>
-      <td>${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
-      <td>${persona.note ?? ""}</td>
+      <td data-label="Persona"><span>${persona.name}<br><code>${persona.id}</code></span></td>
+      <td class="number" data-label="Live version">${formatCount(persona.version)}</td>
+      <td data-label="Live since">${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
+      <td data-label="Note">${persona.note ?? ""}</td>
     </tr>`,
   );
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table" class="stacked">
     <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and the note on it</caption>
     <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Note</th></tr></thead>
     <tbody>${rows}</tbody>
@@ -216,14 +216,14 @@ function versionsSection(summary: UsageSummary, versions: readonly VersionUsage[
   }
   const rows = versions.map(
     (line) => html`<tr>
-      <td>${personaLabel(summary, line.personaId)}</td>
-      <td class="number">${line.version ?? "–"}</td>
-      <td class="number">${line.requests}</td>
-      <td class="number">${line.served}</td>
-      <td class="number">${formatMoney(line.costMicros)}</td>
+      <td data-label="Persona">${personaLabel(summary, line.personaId)}</td>
+      <td class="number" data-label="Version">${line.version === null ? "–" : formatCount(line.version)}</td>
+      <td class="number" data-label="Requests">${formatCount(line.requests)}</td>
+      <td class="number" data-label="Served">${formatCount(line.served)}</td>
+      <td class="number" data-label="Spend (${summary.currency})">${formatAmount(line.costMicros)}</td>
     </tr>`,
   );
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Requests per persona version"><table id="version-table" class="figures">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Requests per persona version"><table id="version-table" class="figures stacked">
     <caption class="visually-hidden">Requests and spend per persona version over the last ${summary.days.length} days</caption>
     <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Version</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
     <tbody>${rows}</tbody>
