@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { LOGIN_PATH } from "@persona-reply/shared";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,6 +126,15 @@ const form = (path: string, fields: Record<string, string>, cookie: string): Wir
 
 const hello = () => [{ role: "user", content: "Hello!" }];
 
+/** A login `state` no consent has used yet (spec: 16+ URL-safe characters). */
+const freshState = () => `fuzz-state-${randomUUID()}`;
+
+const withState = (query: string, state: string): string => {
+  const parameters = new URLSearchParams(query);
+  parameters.set("state", state);
+  return parameters.toString();
+};
+
 /** The statuses the API endpoints give (spec §7; api/README.md). */
 const API_STATUSES = {
   success: [200],
@@ -242,7 +251,8 @@ function buildFamilies(): Family[] {
       name: `POST ${LOGIN_PATH} (the login route's consent form)`,
       kind: "form",
       format: "html",
-      base: () => form(LOGIN_PATH, session.loginForm, session.cookie),
+      // A consent is used once (issue 29): every case answers a consent of its own.
+      base: () => form(LOGIN_PATH, { ...session.loginForm, state: freshState() }, session.cookie),
       statuses: pageStatuses([303]),
       options: { kind: "form", bodyLimit: FORM_LIMIT },
       billed: false,
@@ -252,7 +262,11 @@ function buildFamilies(): Family[] {
       kind: "form",
       format: "html",
       base: () => ({
-        ...form(`${LOGIN_PATH}?${session.loginQuery}`, { name: "fuzz" }, session.cookie),
+        ...form(
+          `${LOGIN_PATH}?${withState(session.loginQuery, freshState())}`,
+          { name: "fuzz" },
+          session.cookie,
+        ),
         method: "GET",
       }),
       // A GET is not CSRF-checked: a body that is not a form is ignored.

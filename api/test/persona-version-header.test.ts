@@ -78,7 +78,7 @@ describe("Persona-Version (issue 25)", () => {
     );
     const plain = usagePageBody(summary, [], now, live).value;
     expect(plain).toMatch(
-      /Plain &lt;two&gt;<br><code>[^<]+<\/code><\/td>\s*<td class="number">2<\/td>/u,
+      /Plain &lt;two&gt;<br><code>[^<]+<\/code><\/span><\/td>\s*<td class="number" data-label="Live version">2<\/td>/u,
     );
     expect(plain).toContain("warmer &amp; shorter");
     expect(plain).toContain('href="/usage?by=version#by-version"');
