@@ -23,6 +23,8 @@ export interface FakeUpstream {
   requests: Array<{ model: string; messages: Array<{ role: string; content: string }> }>;
   /** Authorization headers received, to check the upstream key is sent. */
   authorizations: string[];
+  /** W3C `traceparent` headers received ("" when absent), to check traces reach the upstream. */
+  traceparents: string[];
   behaviour: UpstreamBehaviour;
   /** Requests whose client closed the connection before the upstream answered (aborted calls). */
   abandoned: number;
@@ -35,6 +37,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     baseUrl: "",
     requests: [],
     authorizations: [],
+    traceparents: [],
     behaviour: { kind: "reply", text: "Hello from upstream." },
     abandoned: 0,
     close: async () => {},
@@ -42,6 +45,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const server = await startLoopbackServer((request, raw, response) => {
     upstream.requests.push(JSON.parse(raw));
     upstream.authorizations.push(request.headers.authorization ?? "");
+    const traceparent = request.headers.traceparent;
+    upstream.traceparents.push(typeof traceparent === "string" ? traceparent : "");
     const behaviour = upstream.behaviour;
     if (behaviour.kind === "hang") {
       response.once("close", () => {

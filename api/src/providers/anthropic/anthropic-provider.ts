@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import { traceHeaders } from "../../tracing/tracing.js";
 import {
   type ModelProvider,
   ProviderError,
@@ -53,7 +54,8 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
               ...(prompt.system === "" ? {} : { system: prompt.system }),
               messages: prompt.messages,
             },
-            { signal },
+            // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
+            { signal, headers: traceHeaders() },
           ),
         );
         let inputTokens = 0;
@@ -73,7 +75,12 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
           }
           return parts.join("");
         });
-        return { texts, usage: { inputTokens, outputTokens } };
+        const model = answers[0]?.model;
+        return {
+          texts,
+          usage: { inputTokens, outputTokens },
+          ...(model === undefined ? {} : { model }),
+        };
       } catch (error) {
         throw providerErrorFromSdk(error, sdk);
       }
