@@ -25,6 +25,8 @@ export interface ServiceOverrides {
   storageTimeoutMs?: number;
   /** Called when a write starts waiting for a lock another process holds (SQLite). */
   onStorageWaiting?: () => void;
+  /** `false`: no tracing whatever the `OTEL_*` settings say (the operator CLI). */
+  tracing?: false;
 }
 
 /**
@@ -86,7 +88,7 @@ export async function createServices(
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
-  const tracing = await startTracing(config, logger);
+  const tracing = overrides.tracing === false ? undefined : await startTracing(config, logger);
   const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
     observer: routeObserverOf(metrics),
     logger,
