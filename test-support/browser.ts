@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import axe from "axe-core";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { describe, it } from "vitest";
 
@@ -75,4 +76,54 @@ export async function saveScreenshot(
   fs.mkdirSync(path.dirname(file), { recursive: true });
   await page.screenshot({ path: file, fullPage: true, mask });
   return file;
+}
+
+/**
+ * Runs axe-core in the page and returns its serious and critical
+ * violations, one line each (rule, impact, up to five targets); `[]` when
+ * clean. The script is evaluated through the DevTools protocol, which the
+ * page's Content-Security-Policy does not govern.
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  const result = (await page.evaluate(`axe
+    .run(document, { resultTypes: ["violations"] })
+    .then((outcome) => outcome.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact ?? "",
+      targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5),
+    })))`)) as Array<{ id: string; impact: string; targets: string[] }>;
+  return result
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.targets.join(", ")}`);
+}
+
+/**
+ * Elements that must never scroll sideways: the page's cards, notices,
+ * table frames, chat bubbles and folded sections (the service's pages and
+ * the example app's alike). Regions meant to scroll (a chart's
+ * `.chart-scroll`, a `pre`) are not among them.
+ */
+export const CARD_SELECTOR =
+  ".stat, .chart, .notice, .table-scroll, .chat-log, .turn, .bubble, .message, details, .card";
+
+/**
+ * What overflows sideways: the page itself (`document.documentElement`)
+ * and every element matching {@link CARD_SELECTOR}, each as
+ * `"<what>: <n> px"`, where n = scrollWidth − clientWidth; `[]` when
+ * nothing does.
+ */
+export async function horizontalOverflows(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const found = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) found.push("page: " + (root.scrollWidth - root.clientWidth) + " px");
+    for (const element of document.querySelectorAll(${JSON.stringify(CARD_SELECTOR)})) {
+      if (element.scrollWidth > element.clientWidth) {
+        const name = element.tagName.toLowerCase() + (element.id ? "#" + element.id : "") + "." + String(element.className).trim().split(/\\s+/).join(".");
+        found.push(name + ": " + (element.scrollWidth - element.clientWidth) + " px");
+      }
+    }
+    return found;
+  })()`)) as string[];
 }

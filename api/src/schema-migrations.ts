@@ -1,6 +1,8 @@
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
+import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
+import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
 import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
@@ -23,5 +25,7 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...MODEL_ROUTES_MIGRATIONS,
   ...KEY_FLASH_MIGRATIONS,
   ...USAGE_MIGRATIONS,
+  ...LOGIN_MIGRATIONS,
+  ...PERSONA_VERSIONS_MIGRATIONS,
   ...EVALUATION_MIGRATIONS,
 };

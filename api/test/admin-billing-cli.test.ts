@@ -97,7 +97,7 @@ await describeEachDialect("persona-admin billing commands", (database) => {
     expect(admin("persona", "set-self-serve", personaId).code).toBe(1);
   });
 
-  it("reports usage per account, day and persona, as a table or JSON", async () => {
+  it("reports usage per account, day, persona and target (upstream and model), as a table or JSON", async () => {
     const accountId = admin("account", "create", "Usage Ltd").stdout;
     const personaId = admin(
       "persona",
@@ -107,12 +107,16 @@ await describeEachDialect("persona-admin billing commands", (database) => {
       "--file",
       EXAMPLE_PERSONA_FILE,
     ).stdout;
-    for (const [status, cost] of [
-      [200, 100],
-      [200, 100],
-      [429, 0],
+    // Two targets of the route answered; one request was refused before any target.
+    for (const [status, cost, upstream, model] of [
+      [200, 100, "claude", "claude-test-1"],
+      [200, 100, "claude", "claude-test-1"],
+      [200, 50, "local", "llama-test"],
+      [429, 0, null, null],
     ] as const) {
       await store.billing.usage.record({
+        upstream,
+        model,
         accountId,
         apiKeyId: null,
         personaId,
@@ -128,27 +132,31 @@ await describeEachDialect("persona-admin billing commands", (database) => {
     }
     const today = new Date().toISOString().slice(0, 10);
     const json = JSON.parse(admin("usage", "--account", accountId, "--json").stdout);
+    const line = { accountId, day: today, personaId, inputTokens: 0, outputTokens: 0 };
     expect(json).toEqual([
       {
-        accountId,
-        day: today,
-        personaId,
-        requests: 3,
+        ...line,
+        upstream: "claude",
+        model: "claude-test-1",
+        requests: 2,
         served: 2,
-        inputTokens: 0,
-        outputTokens: 0,
         costMicros: 200,
       },
+      { ...line, upstream: "local", model: "llama-test", requests: 1, served: 1, costMicros: 50 },
+      { ...line, upstream: null, model: null, requests: 1, served: 0, costMicros: 0 },
     ]);
     const table = admin("usage", "--account", accountId).stdout.split("\n");
     expect(table[0]).toMatch(
-      /^day\s+account\s+persona\s+requests\s+served\s+input tokens\s+output tokens\s+cost$/u,
+      /^day\s+account\s+persona\s+upstream\s+model\s+requests\s+served\s+input tokens\s+output tokens\s+cost$/u,
     );
+    expect(table).toHaveLength(4);
     expect(table[1]).toContain(personaId);
-    expect(table[1]).toMatch(/\s3\s+2\s+0\s+0\s+0\.0002$/u);
+    expect(table[1]).toMatch(/\sclaude\s+claude-test-1\s+2\s+2\s+0\s+0\s+0\.0002$/u);
+    expect(table[2]).toMatch(/\slocal\s+llama-test\s+1\s+1\s+0\s+0\s+0\.00005$/u);
+    expect(table[3]).toMatch(/\s-\s+-\s+1\s+0\s+0\s+0\s+0(\.0+)?$/u);
     const charted = admin("usage", "--account", accountId, "--chart").stdout;
-    expect(charted).toContain("Requests per day (3 in all)");
-    expect(charted).toContain("Cost per day (0.0002 in all)");
+    expect(charted).toContain("Requests per day (4 in all)");
+    expect(charted).toContain("Cost per day (0.00025 in all)");
     expect(charted.split("\n")).toContain(table[1]);
     expect(admin("usage", "--account", accountId, "--to", "2001-01-01").stdout).toBe(
       "no usage recorded for this selection",

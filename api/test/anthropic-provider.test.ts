@@ -103,8 +103,11 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
     expect(sent?.body.max_tokens).toBe(MAX_OUTPUT_TOKENS);
     expect(sent?.body.system).toMatch(/^You are Juniper/u);
     expect(sent?.body.system).toMatch(/garden planner/u);
+    // The opening assistant turn is context in `system`: the turns start with the user (issue 29).
+    expect(sent?.body.system).toMatch(
+      /opened with this message from you \(the assistant\)[^\n]*\n\nWelcome to the club!$/u,
+    );
     expect(sent?.body.messages).toEqual([
-      { role: "assistant", content: "Welcome to the club!" },
       { role: "user", content: "Hi\n\nWhat should I sow in March?" },
     ]);
     // Billed from the reported usage at claude's price: 40 × 3 + 9 × 15 micro-units.
@@ -118,6 +121,27 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
       upstream: "claude",
       model: "claude-test-1",
     });
+  });
+
+  it("asks each variation for its own temperature (the Messages API has no seed)", async () => {
+    const { persona, post } = await customer(CLAUDE_THEN_LOCAL);
+    claude.behaviour = { kind: "reply", text: "Sow broad beans now." };
+    const before = claude.requests.length;
+    const response = await post("/api/v1/generate", {
+      personaId: persona.id,
+      includeVariations: true,
+      messages: [{ role: "user", content: "What should I sow in March?" }],
+    });
+    expect(response.status).toBe(200);
+    const sent = claude.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(1);
+    const temperatures = sent.map((request) => request.body.temperature);
+    expect(new Set(temperatures).size).toBe(sent.length);
+    for (const temperature of temperatures) {
+      expect(temperature).toBeGreaterThanOrEqual(0);
+      expect(temperature).toBeLessThanOrEqual(1);
+    }
+    for (const request of sent) expect(request.body).not.toHaveProperty("seed");
   });
 
   it("keeps /personify's source text in a delimited data block of the user turn", async () => {

@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import axe from "axe-core";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   ARTIFACTS_DIRECTORY,
   describeWithBrowser,
   launchChromium,
+  seriousAxeViolations,
 } from "../../test-support/browser.js";
 import type { OpenApiDocument } from "../src/openapi/openapi-document.js";
 import { startTestService, type TestService } from "./support/test-service.js";
@@ -19,22 +19,6 @@ function artifact(name: string): string {
   const folder = path.join(ARTIFACTS_DIRECTORY, "docs");
   fs.mkdirSync(folder, { recursive: true });
   return path.join(folder, name);
-}
-
-/** Runs axe-core in the page and returns the serious and critical violations, described. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(axe.source);
-  const result = (await page.evaluate(`axe
-    .run(document, { resultTypes: ["violations"] })
-    .then((outcome) => outcome.violations.map((violation) => ({
-      id: violation.id,
-      impact: violation.impact ?? "",
-      targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5),
-    })))`)) as Array<{ id: string; impact: string; targets: string[] }>;
-  return result
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.targets.join(", ")}`);
 }
 
 /** Opens /docs and waits for Redoc's sidebar; collects console errors, CSP violations and requests elsewhere. */
@@ -122,7 +106,7 @@ describeWithBrowser("the API reference page (/docs) in a real browser", () => {
     expect(await generate.getByRole("button", { name: "Copy" }).count()).toBeGreaterThanOrEqual(2);
     expect(text).toContain("Which herbs grow well on a balcony?");
     expect(await page.evaluate(OVERFLOW)).toEqual([]);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact("desktop.png") });
     await generate.screenshot({ path: artifact("desktop-generate.png") });
     expect(problems).toEqual([]);
@@ -132,7 +116,7 @@ describeWithBrowser("the API reference page (/docs) in a real browser", () => {
   it("fits a phone: no horizontal overflow, axe clean, the operations behind the menu button", async () => {
     const { page, problems } = await openReference(browser, service.url, 390, 844);
     expect(await page.evaluate(OVERFLOW)).toEqual([]);
-    expect(await seriousViolations(page)).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact("phone.png") });
     await page.locator('[data-section-id="tag/API/operation/generate"]').scrollIntoViewIfNeeded();
     await page.screenshot({ path: artifact("phone-generate.png") });

@@ -2,9 +2,13 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { LOGIN_PATH } from "@persona-reply/shared";
 import { compactDecrypt, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AllowedEmailStore } from "../src/playground/allowed-email-store.js";
-import { SessionStore } from "../src/playground/session-store.js";
-import { csrfIn, hiddenField, PageClient } from "./support/page-client.js";
+import {
+  consentFormOf,
+  freshLoginState,
+  loginPath,
+  signedInClient,
+} from "./support/login-consent.js";
+import { hiddenField, PageClient } from "./support/page-client.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 let service: TestService;
@@ -23,36 +27,17 @@ beforeAll(async () => {
 afterAll(() => service.stop());
 
 function loginUrl(overrides: Record<string, string | undefined> = {}): string {
-  const values: Record<string, string | undefined> = {
+  return loginPath({
     state,
     redirect_uri: callback,
     recipient_public_key_jwk: encodedJwk,
     name: "laptop CLI",
     source: "cli",
     ...overrides,
-  };
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(values))
-    if (value !== undefined) query.set(name, value);
-  return `${LOGIN_PATH}?${query}`;
+  });
 }
 
-async function signedInClient(): Promise<PageClient> {
-  // A session counts while its address is allowed for its account (as the operator set it).
-  await new AllowedEmailStore(service.services.database).allow(
-    "owner@example.com",
-    service.accountId,
-  );
-  const sessions = new SessionStore(service.services.database, 3_600_000);
-  const { token } = await sessions.create({
-    accountId: service.accountId,
-    email: "owner@example.com",
-    userAgent: "test",
-  });
-  const client = new PageClient(service.url);
-  client.cookies.set("persona_session", token);
-  return client;
-}
+const signedIn = () => signedInClient(service);
 
 async function keyCount(): Promise<number> {
   return (await service.services.keys.list(service.accountId)).length;
@@ -126,7 +111,7 @@ describe(`GET ${LOGIN_PATH}: every bad parameter is a 400 page, never a redirect
 
   it.each(cases)("%s", async (_case, overrides, parameter) => {
     const before = await keyCount();
-    for (const client of [new PageClient(service.url), await signedInClient()]) {
+    for (const client of [new PageClient(service.url), await signedIn()]) {
       const response = await client.request(loginUrl(overrides));
       expect(response.status).toBe(400);
       expect(response.headers.get("location")).toBeNull();
@@ -172,7 +157,7 @@ describe(`GET ${LOGIN_PATH}: sign-in and consent`, () => {
 
   it("shows the key name, the source and the callback's host and port, and creates nothing", async () => {
     const before = await keyCount();
-    const client = await signedInClient();
+    const client = await signedIn();
     const { status, html, response } = await client.page(loginUrl());
     expect(status).toBe(200);
     expect(html).toContain('<td id="key-name">laptop CLI</td>');
@@ -190,17 +175,15 @@ describe(`GET ${LOGIN_PATH}: sign-in and consent`, () => {
 });
 
 describe(`POST ${LOGIN_PATH}: approve and deny`, () => {
-  async function consentForm(client: PageClient, decision: "approve" | "deny") {
-    const { html } = await client.page(loginUrl());
-    const form: Record<string, string> = { _csrf: csrfIn(html), decision };
-    for (const name of ["state", "redirect_uri", "recipient_public_key_jwk", "name", "source"]) {
-      form[name] = hiddenField(html, name) ?? "";
-    }
-    return form;
-  }
+  // Each consent is a login of its own: a state answered once is "used" (issue 29).
+  const consentForm = (
+    client: PageClient,
+    decision: "approve" | "deny",
+    fresh = freshLoginState(),
+  ) => consentFormOf(client, loginUrl({ state: fresh }), decision);
 
   it("approve creates a key, encrypts it to the caller and redirects with state and encrypted_api_key only", async () => {
-    const client = await signedInClient();
+    const client = await signedIn();
     const form = await consentForm(client, "approve");
     const before = await keyCount();
     const response = await client.postForm(LOGIN_PATH, form);
@@ -208,7 +191,7 @@ describe(`POST ${LOGIN_PATH}: approve and deny`, () => {
     const location = new URL(response.headers.get("location") ?? "");
     expect(location.origin + location.pathname).toBe(callback);
     expect([...location.searchParams.keys()].sort()).toEqual(["encrypted_api_key", "state"]);
-    expect(location.searchParams.get("state")).toBe(state);
+    expect(location.searchParams.get("state")).toBe(form.state);
     expect(await keyCount()).toBe(before + 1);
 
     const { plaintext, protectedHeader } = await compactDecrypt(
@@ -231,18 +214,21 @@ describe(`POST ${LOGIN_PATH}: approve and deny`, () => {
   });
 
   it("deny redirects with state and error=access_denied, and creates nothing", async () => {
-    const client = await signedInClient();
+    const client = await signedIn();
     const form = await consentForm(client, "deny");
     const before = await keyCount();
     const response = await client.postForm(LOGIN_PATH, form);
     expect(response.status).toBe(303);
     const location = new URL(response.headers.get("location") ?? "");
-    expect(Object.fromEntries(location.searchParams)).toEqual({ state, error: "access_denied" });
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      state: form.state,
+      error: "access_denied",
+    });
     expect(await keyCount()).toBe(before);
   });
 
   it("refuses a POST without the CSRF token, a changed callback, or no session", async () => {
-    const client = await signedInClient();
+    const client = await signedIn();
     const form = await consentForm(client, "approve");
     const before = await keyCount();
 

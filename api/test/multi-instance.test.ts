@@ -90,5 +90,39 @@ describe.skipIf(skipReason !== undefined)(
         balance?.balanceMicros,
       );
     });
+
+    it("serves a promoted version on both instances within 1 s (the change feed)", async () => {
+      const customer = await createCustomer(store, {
+        balanceMicros: 1_000_000,
+        limits: { minute: 1000, hour: 1000, day: 1000 },
+      });
+      const id = customer.persona.id;
+      const versionOn = async (index: number) => {
+        const response = await fetch(`${instances[index]?.url}/api/v1/generate`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": customer.key },
+          body: JSON.stringify({ personaId: id, messages: [{ role: "user", content: "Hi!" }] }),
+        });
+        await response.arrayBuffer();
+        expect(response.status).toBe(200);
+        return response.headers.get("persona-version");
+      };
+      // Both instances hold version 1 in their caches; a draft changes nothing.
+      expect([await versionOn(0), await versionOn(1)]).toEqual(["1", "1"]);
+      await store.personas.revise(id, { name: "Juniper Two" }, { draft: true });
+      expect([await versionOn(0), await versionOn(1)]).toEqual(["1", "1"]);
+
+      await store.personas.promote(id, 2);
+      const promotedAt = Date.now();
+      const seen: number[] = [];
+      for (const index of [0, 1]) {
+        while ((await versionOn(index)) !== "2") {
+          expect(Date.now() - promotedAt).toBeLessThan(1000);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        seen.push(Date.now() - promotedAt);
+      }
+      expect(Math.max(...seen)).toBeLessThan(1000);
+    });
   },
 );

@@ -57,6 +57,32 @@ describe("OpenAI-compatible provider against a fake upstream", () => {
     expect(upstream.authorizations.at(-1)).toBe("Bearer upstream-secret");
   });
 
+  it("asks each candidate of /completions n for its own seed and temperature, so a deterministic upstream varies", async () => {
+    upstream.behaviour = { kind: "deterministic" };
+    const before = upstream.requests.length;
+    const response = await service.post("/api/v1/completions", {
+      model: routed.id,
+      n: 3,
+      messages: [{ role: "user", content: "What should I sow in March?" }],
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { choices: Array<{ text: string }> };
+    const texts = body.choices.map((choice) => choice.text);
+    expect(texts).toHaveLength(3);
+    expect(new Set(texts).size).toBe(3);
+    const sent = upstream.requests.slice(before);
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((request) => request.seed)).size).toBe(3);
+    expect(new Set(sent.map((request) => request.temperature)).size).toBe(3);
+    for (const request of sent) expect(Number.isInteger(request.seed)).toBe(true);
+
+    // A single candidate keeps the upstream's defaults.
+    const single = await generate();
+    expect(single.status).toBe(200);
+    expect(upstream.requests.at(-1)).not.toHaveProperty("seed");
+    expect(upstream.requests.at(-1)).not.toHaveProperty("temperature");
+  });
+
   it("puts /personify source text in a delimited data block", async () => {
     upstream.behaviour = { kind: "reply", text: "Rewritten text." };
     const raw = ESCAPING_SOURCE;

@@ -140,7 +140,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     expect(JSON.parse(runs.stdout)).toEqual([
       expect.objectContaining({
         personaId: customer.persona.id,
-        version: null,
+        version: 1,
         route: ["offline:offline-composer-1"],
         suiteName: "juniper-basics",
         judge: null,
@@ -151,21 +151,57 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       }),
     ]);
     expect((await admin("persona", "eval-runs", customer.persona.id)).stdout).toMatch(
-      /live\s+offline:offline-composer-1\s+juniper-basics [0-9a-f]{8}\s+100\.0%\s+pass \(≥ 1\)\s+0\.0007/u,
+      /1\s+offline:offline-composer-1\s+juniper-basics [0-9a-f]{8}\s+100\.0%\s+pass \(≥ 1\)\s+0\.0007/u,
     );
   });
 
-  it("keeps --version parsed and refuses it clearly until versions exist; refuses a persona without a suite", async () => {
-    for (const version of ["2", "draft"]) {
-      const result = await admin("persona", "eval", customer.persona.id, "--version", version);
-      expect(result.code).toBe(1);
-      expect(result.stderr).toContain(
-        `--version ${version}: this store keeps no persona versions yet`,
-      );
-    }
+  it("evaluates a draft before it serves anyone, beside the live version; refuses a version the persona does not have and a persona without a suite", async () => {
+    candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
+    const draft = await services.personas.setRoute(
+      customer.persona.id,
+      [{ upstream: "candidate", model: "cheap-model" }],
+      { draft: true, note: "a cheaper model" },
+    );
+    expect(draft?.version).toBe(1); // the live version is unchanged
+    const compared = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--version",
+      "draft",
+      "--compare-version",
+      "live",
+    );
+    expect(compared.code).toBe(2);
+    expect(compared.stdout).toContain(
+      `A: ${customer.persona.id} (version 2) along candidate:cheap-model`,
+    );
+    expect(compared.stdout).toContain(
+      `B: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
+    );
+    expect(compared.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+0%\s+100%\s+▲/u);
+    expect(compared.stderr).toMatch(
+      /\(version 2\) along candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
+    );
+    expect((await services.personas.find(customer.persona.id))?.version).toBe(1);
+
+    const missing = await admin("persona", "eval", customer.persona.id, "--version", "7");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`persona ${customer.persona.id} has no version 7`);
     const bad = await admin("persona", "eval", customer.persona.id, "--version", "latest");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/"latest" is not a version/u);
+    const both = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--compare-version",
+      "live",
+      "--compare-route",
+      "candidate:cheap-model",
+    );
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/compare one thing at a time/u);
     const other = await createCustomer(services, { balanceMicros: 0, persona: { name: "Rowan" } });
     const noSuite = await admin("persona", "eval", other.persona.id);
     expect(noSuite.code).toBe(1);
@@ -260,10 +296,10 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     );
     expect(compared.code).toBe(2);
     expect(compared.stdout).toContain(
-      `A: ${customer.persona.id} (live) along offline:offline-composer-1`,
+      `A: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
     );
     expect(compared.stdout).toContain(
-      `B: ${customer.persona.id} (live) along candidate:cheap-model`,
+      `B: ${customer.persona.id} (version 1) along candidate:cheap-model`,
     );
     expect(compared.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+100%\s+0%\s+▼/u);
     expect(compared.stdout).toMatch(/greeting › length 1–5 sentences\s+100%\s+100%\s*\n/u);
@@ -342,9 +378,9 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       expect(reached.status, reached.stderr).toBe(0);
       expect(reached.stdout).toContain("PASS: pass rate 50% (threshold 50%)");
       // The program's own --version (it prints the release) does not swallow the command's.
-      const versioned = run("--version", "2");
+      const versioned = run("--version", "9");
       expect(versioned.status).toBe(1);
-      expect(versioned.stderr).toContain("--version 2: this store keeps no persona versions yet");
+      expect(versioned.stderr).toContain(`persona ${customer.persona.id} has no version 9`);
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }

@@ -281,6 +281,9 @@ await describeEachDialect("storage", (database) => {
         accountId: account.id,
         day: today,
         personaId: persona.id,
+        // Recorded without a target (see admin-billing-cli for lines per target).
+        upstream: null,
+        model: null,
         requests: 3,
         served: 2,
         inputTokens: 20,

@@ -118,6 +118,7 @@ describe("traces of a /generate whose route falls back", () => {
       "url.scheme": "http",
       "server.address": "127.0.0.1",
       "persona.id": persona.id,
+      "persona.version": 1,
     });
 
     const children = spans.filter((span) => span.parentSpanId === server.spanId);
@@ -165,6 +166,7 @@ describe("traces of a /generate whose route falls back", () => {
       "gen_ai.usage.output_tokens": 5,
       "server.address": "127.0.0.1",
       "persona.id": persona.id,
+      "persona.version": 1,
       "persona.target": "healthy:model-b",
     });
     expect(chat.attributes["error.type"]).toBeUndefined();

@@ -2,11 +2,15 @@ import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { LOGIN_PATH } from "@persona-reply/shared";
-import axe from "axe-core";
 import Database from "better-sqlite3";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeWithBrowser, launchChromium, saveScreenshot } from "../../test-support/browser.js";
+import {
+  describeWithBrowser,
+  launchChromium,
+  saveScreenshot,
+  seriousAxeViolations,
+} from "../../test-support/browser.js";
 import {
   type MailCatcher,
   signInLinkIn,
@@ -48,22 +52,6 @@ function money(micros: number): string {
     .replace(/0+$/u, "")
     .padEnd(2, "0");
   return `${whole}.${fraction}`;
-}
-
-/** Runs axe-core in the page and returns the serious and critical violations, described. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
-  await page.evaluate(axe.source);
-  const result = (await page.evaluate(`axe
-    .run(document, { resultTypes: ["violations"] })
-    .then((outcome) => outcome.violations.map((violation) => ({
-      id: violation.id,
-      impact: violation.impact ?? "",
-      targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5),
-    })))`)) as Array<{ id: string; impact: string; targets: string[] }>;
-  return result
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.targets.join(", ")}`);
 }
 
 describeWithBrowser("usage console in a real browser", () => {
@@ -314,7 +302,8 @@ describeWithBrowser("usage console in a real browser", () => {
       for (const [name, target] of pages) {
         const response = await page.goto(target);
         expect(response?.status(), name).toBe(200);
-        for (const violation of await seriousViolations(page)) found.push(`${name}: ${violation}`);
+        for (const violation of await seriousAxeViolations(page))
+          found.push(`${name}: ${violation}`);
         // Nothing makes a page scroll sideways, down to a phone's width.
         const overflow = (await page.evaluate(
           "document.documentElement.scrollWidth - document.documentElement.clientWidth",
@@ -328,7 +317,7 @@ describeWithBrowser("usage console in a real browser", () => {
         ["landing-signed-out", "/"],
       ] as const) {
         await signedOut.goto(target);
-        for (const violation of await seriousViolations(signedOut)) {
+        for (const violation of await seriousAxeViolations(signedOut)) {
           found.push(`${name}: ${violation}`);
         }
         await saveScreenshot(signedOut, `console/${viewport.name}/${name}`);

@@ -17,19 +17,22 @@ const PRICE_MICROS = 10_000; // 0.01 USD, i.e. 10000 atomic units of a 6-decimal
  * EVM scheme signs an EIP-3009 authorization with a wallet, this one writes
  * a payload the local facilitator accepts (or, with `valid: false`, rejects).
  */
-function testScheme(valid = true) {
+function testScheme(valid = true, window: { validAfter?: number; validBefore?: number } = {}) {
   return {
     scheme: "exact",
     async createPaymentPayload(x402Version: number, requirements: PaymentRequirements) {
-      const nonce = randomBytes(8).toString("hex");
+      const nonce = `0x${randomBytes(32).toString("hex")}`;
+      const now = Math.floor(Date.now() / 1000);
       return {
         x402Version,
         payload: {
           signature: `${valid ? "valid" : "forged"}:${nonce}`,
           authorization: {
-            from: "0x00000000000000000000000000000000000000aa",
+            from: "0x00000000000000000000000000000000000000aA",
             to: requirements.payTo,
             value: requirements.amount,
+            validAfter: String(window.validAfter ?? now - 600),
+            validBefore: String(window.validBefore ?? now + requirements.maxTimeoutSeconds),
             nonce,
           },
         },
@@ -38,13 +41,37 @@ function testScheme(valid = true) {
   };
 }
 
-function paymentClient(valid = true) {
+function paymentClient(valid = true, window: { validAfter?: number; validBefore?: number } = {}) {
   return new x402HTTPClient(
     x402Client.fromConfig({
-      schemes: [{ network: "eip155:*", client: testScheme(valid) }],
+      schemes: [{ network: "eip155:*", client: testScheme(valid, window) }],
       spendControls: false,
     }),
   );
+}
+
+/**
+ * The same payment header written differently: its JSON with the keys of
+ * every object in reverse order, spaces and new lines, and the payer's and
+ * nonce's hex in upper case — the same payment to the token contract.
+ */
+function reEncoded(header: string): string {
+  const reorder = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(reorder);
+    if (typeof value !== "object" || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([key, inner]) => [key, reorder(inner)]),
+    );
+  };
+  const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8")) as {
+    payload: { authorization: { from: string; nonce: string } };
+  };
+  const { authorization } = decoded.payload;
+  authorization.from = `0x${authorization.from.slice(2).toUpperCase()}`;
+  authorization.nonce = `0x${authorization.nonce.slice(2).toUpperCase()}`;
+  return Buffer.from(` ${JSON.stringify(reorder(decoded), null, 2)}\n`).toString("base64");
 }
 
 await describeEachDialect("402 payment challenge (spec §5.6, x402)", (database) => {
@@ -141,9 +168,47 @@ await describeEachDialect("402 payment challenge (spec §5.6, x402)", (database)
     );
 
     // The same payment header twice is a replay.
+    const verificationsBefore = facilitator.verifications.length;
     const replay = await generate(selfServe.id, client.encodePaymentSignatureHeader(payload));
     expect(replay.status).toBe(402);
     expect(((await replay.json()) as { error: string }).error).toMatch(/already used/u);
+
+    // So is the same payment (payer and nonce) encoded again: refused before the facilitator.
+    const header = client.encodePaymentSignatureHeader(payload)["PAYMENT-SIGNATURE"] ?? "";
+    const copy = reEncoded(header);
+    expect(copy).not.toBe(header);
+    const copied = await generate(selfServe.id, { "PAYMENT-SIGNATURE": copy });
+    expect(copied.status).toBe(402);
+    expect(((await copied.json()) as { error: string }).error).toBe(
+      "invalid payment: this payment was already used",
+    );
+    expect(facilitator.verifications).toHaveLength(verificationsBefore);
+    expect(facilitator.settlements).toHaveLength(settlementsBefore + 1);
+  });
+
+  it("refuses an expired or not yet valid authorization before asking the facilitator", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const verificationsBefore = facilitator.verifications.length;
+    for (const [window, reason] of [
+      [{ validBefore: now - 60 }, "invalid_exact_evm_payload_authorization_valid_before"],
+      // Within x402's 6-second margin: it would expire before reaching the chain.
+      [{ validBefore: now + 3 }, "invalid_exact_evm_payload_authorization_valid_before"],
+      [{ validAfter: now + 600 }, "invalid_exact_evm_payload_authorization_valid_after"],
+    ] as const) {
+      const client = paymentClient(true, window);
+      const challenge = await generate(selfServe.id);
+      const payload = await client.createPaymentPayload(
+        client.getPaymentRequiredResponse((name) => challenge.headers.get(name)),
+      );
+      const refused = await generate(selfServe.id, client.encodePaymentSignatureHeader(payload));
+      expect(refused.status).toBe(402);
+      const body = (await refused.json()) as { error: string; x402Version: number };
+      expect(body).toMatchObject({ x402Version: 2, error: `invalid payment: ${reason}` });
+      expect(decodePaymentRequiredHeader(refused.headers.get("payment-required") ?? "").error).toBe(
+        body.error,
+      );
+    }
+    expect(facilitator.verifications).toHaveLength(verificationsBefore);
   });
 
   it("rejects a bad payment without serving or settling it", async () => {

@@ -10,3 +10,27 @@ export interface AdminOutput {
    */
   progress?(text: string): void;
 }
+
+/**
+ * Renders rows as an aligned text table under `header`, columns two spaces
+ * apart; columns from `rightAlignFrom` on (counts, money) are right-aligned.
+ */
+export function textTable(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  rightAlignFrom = Number.POSITIVE_INFINITY,
+): string {
+  const widths = header.map((title, index) =>
+    Math.max(title.length, ...rows.map((row) => (row[index] ?? "").length)),
+  );
+  const render = (cells: readonly string[]) =>
+    cells
+      .map((cell, index) =>
+        index >= rightAlignFrom
+          ? cell.padStart(widths[index] ?? 0)
+          : cell.padEnd(widths[index] ?? 0),
+      )
+      .join("  ")
+      .trimEnd();
+  return [render(header), ...rows.map(render)].join("\n");
+}

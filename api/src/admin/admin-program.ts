@@ -9,6 +9,12 @@ import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
+import {
+  addPersonaVersionCommands,
+  describeVersion,
+  operatorName,
+  parseVersion,
+} from "./persona-version-commands.js";
 import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
 
 function readPersonaFile(file: string) {
@@ -35,6 +41,7 @@ function describePersona(persona: Persona) {
     id: persona.id,
     accountId: persona.accountId,
     name: persona.name,
+    version: persona.version,
     personifyAccess: persona.personifyAccess,
     route: persona.route.map(describeTarget),
     selfServePriceMicros: persona.selfServePriceMicros ?? null,
@@ -90,37 +97,96 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .requiredOption("--account <id>", "owning account")
     .requiredOption("--file <path>", "persona file (JSON, see api/personas/example-persona.json)")
     .option("--route <upstream:model>", routeHelp, collectRouteTarget)
-    .description("create a persona from a traits file; prints the persona ID")
-    .action(async (options: { account: string; file: string; route?: ModelRoute }) => {
-      const file = readPersonaFile(options.file);
-      const route = requireConfiguredRoute(services, options.route ?? file.route);
-      await requireAccount(services, options.account);
-      print((await services.personas.create(options.account, { ...file, route })).id);
-    });
+    .option("--note <text>", "a note kept with version 1")
+    .description("create a persona from a traits file (its version 1); prints the persona ID")
+    .action(
+      async (options: { account: string; file: string; route?: ModelRoute; note?: string }) => {
+        const file = readPersonaFile(options.file);
+        const route = requireConfiguredRoute(services, options.route ?? file.route);
+        await requireAccount(services, options.account);
+        const created = await services.personas.create(
+          options.account,
+          { ...file, route },
+          { note: options.note ?? null, createdBy: operatorName() },
+        );
+        print(created.id);
+      },
+    );
   persona
     .command("update")
     .argument("<personaId>")
     .option("--file <path>", "persona file (JSON): replaces name, traits, access and route")
     .option("--route <upstream:model>", routeHelp, collectRouteTarget)
-    .description("replace a persona's name, traits, access and model route, or only its route")
-    .action(async (id: string, options: { file?: string; route?: ModelRoute }) => {
-      if (options.file === undefined && options.route === undefined) {
-        throw new CommanderError(1, "persona.update", "give --file, --route, or both");
-      }
-      const file = options.file === undefined ? undefined : readPersonaFile(options.file);
-      const route = requireConfiguredRoute(services, options.route ?? file?.route ?? []);
-      await requirePersona(services, id);
-      const updated =
-        file === undefined
-          ? await services.personas.setRoute(id, route)
-          : await services.personas.update(id, { ...file, route });
-      if (updated !== undefined) print(describePersona(updated));
-    });
+    .option("--note <text>", "why: kept with the new version")
+    .option("--draft", "make the new version a draft that serves nothing until `persona promote`")
+    .description(
+      "make a new version of a persona's name, traits and route (live at once unless --draft); /personify access from --file applies at once",
+    )
+    .action(
+      async (
+        id: string,
+        options: { file?: string; route?: ModelRoute; note?: string; draft?: boolean },
+      ) => {
+        if (options.file === undefined && options.route === undefined) {
+          throw new CommanderError(1, "persona.update", "give --file, --route, or both");
+        }
+        const file = options.file === undefined ? undefined : readPersonaFile(options.file);
+        const route = requireConfiguredRoute(services, options.route ?? file?.route ?? []);
+        const live = await requirePersona(services, id);
+        const draft = options.draft === true;
+        const outcome = await services.personas.revise(
+          id,
+          file === undefined ? { route } : { name: file.name, traits: file.traits, route },
+          { note: options.note ?? null, createdBy: operatorName(), draft },
+        );
+        if (!draft && file !== undefined && file.personifyAccess !== live.personifyAccess) {
+          await services.personas.setPersonifyAccess(id, file.personifyAccess);
+        }
+        if (outcome?.kind === "unchanged") {
+          output.error(
+            `persona ${id}: name, traits and route equal the live version ${outcome.live.version}; no version made`,
+          );
+        }
+        if (draft && outcome?.kind === "created") {
+          print(describeVersion(outcome.version));
+          output.error(
+            `draft version ${outcome.version.version} made; it serves nothing until: persona-admin persona promote ${id} ${outcome.version.version}`,
+          );
+          return;
+        }
+        const updated = await services.personas.load(id);
+        if (updated !== undefined) print(describePersona(updated));
+      },
+    );
   persona
     .command("show")
     .argument("<personaId>")
-    .description("show a persona as JSON")
-    .action(async (id: string) => print(describePersona(await requirePersona(services, id))));
+    .option("--version <n>", "one version (a number, live or draft) with its note and changes")
+    .description("show a persona as JSON (the live version), or one of its versions")
+    .action(async (id: string, options: { version?: string }) => {
+      const persona = await requirePersona(services, id);
+      if (options.version === undefined) {
+        print(describePersona(persona));
+        return;
+      }
+      const at = parseVersion(options.version, true);
+      const number =
+        at === "live"
+          ? persona.version
+          : at === "draft"
+            ? (await services.personas.findVersion(id, "draft"))?.version
+            : at;
+      const version =
+        number === undefined ? undefined : await services.personas.version(id, number);
+      if (version === undefined) {
+        throw new CommanderError(
+          1,
+          "persona.unknown_version",
+          `persona ${id} has no ${at === "draft" ? "draft" : `version ${options.version}`}`,
+        );
+      }
+      print(describeVersion(version));
+    });
   persona
     .command("list")
     .option("--account <id>", "only this account's personas")
@@ -128,6 +194,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .action(async (options: { account?: string }) =>
       print((await services.personas.list(options.account)).map(describePersona)),
     );
+  addPersonaVersionCommands(persona, services, print);
   for (const [command, allowed] of [
     ["grant-personify", true],
     ["revoke-personify", false],

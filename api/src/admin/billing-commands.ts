@@ -4,6 +4,7 @@ import { formatMoney, parseMoney } from "../billing/money.js";
 import type { UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
+import { textTable } from "./admin-output.js";
 
 /** Where billing commands write (the admin program's output). */
 interface Printer {
@@ -43,12 +44,21 @@ function dayOption(text: string): string {
   return text;
 }
 
-/** Renders usage lines as an aligned text table. */
+/**
+ * Renders usage lines as an aligned text table, one row per day, account,
+ * persona (and version, when split by version) and target (upstream and
+ * model; `-` for requests refused before any target was asked).
+ */
 export function usageTable(lines: readonly UsageReportLine[]): string {
+  if (lines.length === 0) return "no usage recorded for this selection";
+  const byVersion = lines.some((line) => line.personaVersion !== undefined);
   const header = [
     "day",
     "account",
     "persona",
+    ...(byVersion ? ["version"] : []),
+    "upstream",
+    "model",
     "requests",
     "served",
     "input tokens",
@@ -59,24 +69,16 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
     line.day,
     line.accountId,
     line.personaId ?? "-",
+    ...(byVersion ? [line.personaVersion == null ? "-" : String(line.personaVersion)] : []),
+    line.upstream ?? "-",
+    line.model ?? "-",
     String(line.requests),
     String(line.served),
     String(line.inputTokens),
     String(line.outputTokens),
     formatMoney(line.costMicros),
   ]);
-  const widths = header.map((title, index) =>
-    Math.max(title.length, ...rows.map((row) => (row[index] ?? "").length)),
-  );
-  const render = (cells: string[]) =>
-    cells
-      .map((cell, index) =>
-        index >= 3 ? cell.padStart(widths[index] ?? 0) : cell.padEnd(widths[index] ?? 0),
-      )
-      .join("  ")
-      .trimEnd();
-  if (rows.length === 0) return "no usage recorded for this selection";
-  return [render(header), ...rows.map(render)].join("\n");
+  return textTable(header, rows, byVersion ? 6 : 5);
 }
 
 /**
@@ -234,15 +236,21 @@ export function addBillingCommands(
     .option("--persona <personaId>", "only this persona")
     .option("--from <day>", "from this UTC day (YYYY-MM-DD)", dayOption)
     .option("--to <day>", "up to and including this UTC day (YYYY-MM-DD)", dayOption)
+    .addOption(
+      new Option("--by <split>", "also split by persona version").choices(["version"] as const),
+    )
     .option("--json", "JSON instead of a table")
     .option("--chart", "draw requests and cost per day above the table")
-    .description("usage per account, per day and per persona")
+    .description(
+      "usage per account, per day, per persona and per target (upstream and model); per version with --by version",
+    )
     .action(
       async (options: {
         account?: string;
         persona?: string;
         from?: string;
         to?: string;
+        by?: "version";
         json?: boolean;
         chart?: boolean;
       }) => {
@@ -251,6 +259,7 @@ export function addBillingCommands(
         if (options.persona !== undefined) filter.personaId = options.persona;
         if (options.from !== undefined) filter.from = options.from;
         if (options.to !== undefined) filter.to = options.to;
+        if (options.by === "version") filter.byVersion = true;
         const lines = await services.billing.usage.report(filter);
         if (options.json === true) output.print(lines);
         else if (options.chart === true && lines.length > 0) {

@@ -18,7 +18,6 @@ import { judgePromptOf } from "../evaluation/judge-prompt.js";
 import {
   EvaluatedPersonaError,
   type EvaluatedVersion,
-  parseEvaluatedVersion,
   resolveEvaluatedPersona,
 } from "../evaluation/resolve-evaluated-persona.js";
 import {
@@ -32,6 +31,7 @@ import { describeTarget, type ModelRoute, type RouteTarget } from "../personas/m
 import { readExamplePersona } from "../seed/demo-seed.js";
 import type { Services } from "../services.js";
 import type { AdminOutput } from "./admin-output.js";
+import { parseVersion } from "./persona-version-commands.js";
 import { requireConfiguredRoute, routeTargetCollector } from "./route-options.js";
 
 /** Exit status of `persona eval` when a run's pass rate is below the threshold. */
@@ -57,9 +57,9 @@ function thresholdOption(text: string): number {
   return value;
 }
 
-function versionOption(text: string): number | "draft" {
+function versionOption(text: string): EvaluatedVersion {
   try {
-    return parseEvaluatedVersion(text);
+    return parseVersion(text, true);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -73,6 +73,7 @@ function judgeOption(text: string): RouteTarget {
 
 interface EvaluateOptions {
   version?: EvaluatedVersion;
+  compareVersion?: EvaluatedVersion;
   route?: ModelRoute;
   compareRoute?: ModelRoute;
   judge?: RouteTarget;
@@ -140,7 +141,7 @@ async function judgeFor(
  * "Evaluation"): runs a persona's evaluation suite through the persona
  * engine and model route, never through billing (the cost is the
  * operator's, stored with the run), prints the scorecard — two side by side
- * with `--compare-route` — stores every run, and exits
+ * with `--compare-route` or `--compare-version` — stores every run, and exits
  * {@link BELOW_THRESHOLD_EXIT_CODE} when a run's pass rate is below the
  * threshold, so operators gate a model change or a refinement in their CI.
  *
@@ -155,8 +156,13 @@ export function addEvaluationCommands(
     .command("eval")
     .argument("<personaId>")
     .option(
-      "--version <n|draft>",
-      "the persona version to evaluate (default: the live persona); versions are not kept yet",
+      "--version <n|live|draft>",
+      "the persona version to evaluate (default: the live one; draft: the newest draft)",
+      versionOption,
+    )
+    .option(
+      "--compare-version <n|live|draft>",
+      "also run this version (along its own route, or --route) and show both side by side",
       versionOption,
     )
     .option(
@@ -201,14 +207,23 @@ export function addEvaluationCommands(
       "run a persona's evaluation suite through the engine (never billed to the customer); exit 2 below the threshold",
     )
     .action(async (id: string, options: EvaluateOptions) => {
-      let evaluated: Awaited<ReturnType<typeof resolveEvaluatedPersona>>;
-      try {
-        evaluated = await resolveEvaluatedPersona(services.personas, id, options.version);
-      } catch (error) {
-        if (error instanceof EvaluatedPersonaError) {
-          throw new CommanderError(1, "eval.persona", error.message);
+      const resolve = async (version: EvaluatedVersion) => {
+        try {
+          return await resolveEvaluatedPersona(services.personas, id, version);
+        } catch (error) {
+          if (error instanceof EvaluatedPersonaError) {
+            throw new CommanderError(1, "eval.persona", error.message);
+          }
+          throw error;
         }
-        throw error;
+      };
+      const evaluated = await resolve(options.version);
+      if (options.compareVersion !== undefined && options.compareRoute !== undefined) {
+        throw new CommanderError(
+          1,
+          "eval.compare",
+          "compare one thing at a time: --compare-version or --compare-route",
+        );
       }
       const suite = suiteFor(evaluated.persona.name, options.suite);
       const threshold = options.threshold ?? suite.threshold;
@@ -222,6 +237,13 @@ export function addEvaluationCommands(
         subjects.push({
           ...evaluated,
           route: requireConfiguredRoute(services, options.compareRoute),
+        });
+      }
+      if (options.compareVersion !== undefined) {
+        const compared = await resolve(options.compareVersion);
+        subjects.push({
+          ...compared,
+          route: requireConfiguredRoute(services, options.route ?? compared.persona.route),
         });
       }
       const judge = await judgeFor(services, suite, options.judge);

@@ -7,6 +7,8 @@ function line(day: string, requests: number, costMicros: number): UsageReportLin
     accountId: "a",
     day,
     personaId: "p",
+    upstream: "offline",
+    model: "offline-composer-1",
     requests,
     served: requests,
     inputTokens: 0,

@@ -67,6 +67,8 @@ export interface UsageRecordsTable {
   /** The route target that answered a served request (migration 0006); null otherwise. */
   upstream: string | null;
   model: string | null;
+  /** The persona version that answered (migration 0010); null on older rows. */
+  persona_version: number | null;
 }
 
 /**

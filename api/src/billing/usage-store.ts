@@ -22,6 +22,8 @@ export interface UsageInput {
   /** The route target that answered (served requests); absent or null otherwise. */
   upstream?: string | null;
   model?: string | null;
+  /** The persona version that answered (issue 25); absent or null when none did. */
+  personaVersion?: number | null;
 }
 
 /** The three metered endpoints. */
@@ -39,6 +41,15 @@ export interface UsageReportLine {
   /** `YYYY-MM-DD` (UTC). */
   day: string;
   personaId: string | null;
+  /** The persona version that answered; present only when the report is split by version. */
+  personaVersion?: number | null;
+  /**
+   * The upstream that answered (its name in the operator configuration),
+   * or null for requests refused before any target was asked (401, 402, 429 …).
+   */
+  upstream: string | null;
+  /** The model of that upstream, or null with `upstream`. */
+  model: string | null;
   requests: number;
   /** Requests answered 200. */
   served: number;
@@ -53,6 +64,8 @@ export interface UsageReportFilter {
   personaId?: string;
   from?: string;
   to?: string;
+  /** Split each persona's lines by the version that answered (issue 25). */
+  byVersion?: boolean;
 }
 
 /** Maps a usage input to its row (used inside the settle transaction too). */
@@ -73,6 +86,7 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     payment_reference: usage.paymentReference,
     upstream: usage.upstream ?? null,
     model: usage.model ?? null,
+    persona_version: usage.personaVersion ?? null,
   };
 }
 
@@ -93,6 +107,7 @@ function fromRow(row: UsageRecordsTable): UsageRecord {
     paymentReference: row.payment_reference,
     upstream: row.upstream,
     model: row.model,
+    personaVersion: row.persona_version === null ? null : Number(row.persona_version),
   };
 }
 
@@ -133,14 +148,18 @@ export class UsageStore {
     return rows.map(fromRow);
   }
 
-  /** Usage per account, per UTC day and per persona, oldest day first. */
+  /** Usage per account, per UTC day and per persona (and version with `byVersion`), oldest day first. */
   async report(filter: UsageReportFilter = {}): Promise<UsageReportLine[]> {
     const day = sql<string>`substr(created_at, 1, 10)`;
+    const byVersion = filter.byVersion === true;
     let query = this.database
       .selectFrom("usage_records")
       .select([
         "account_id",
         "persona_id",
+        (byVersion ? sql<number | null>`persona_version` : sql<null>`null`).as("persona_version"),
+        "upstream",
+        "model",
         day.as("day"),
         sql<number>`count(*)`.as("requests"),
         sql<number>`sum(case when status = 200 then 1 else 0 end)`.as("served"),
@@ -148,17 +167,35 @@ export class UsageStore {
         sql<number>`cast(sum(output_tokens) as bigint)`.as("output_tokens"),
         sql<number>`cast(sum(cost_micros) as bigint)`.as("cost_micros"),
       ])
-      .groupBy(["account_id", "persona_id", day]);
+      .groupBy(
+        byVersion
+          ? ["account_id", "persona_id", "persona_version", "upstream", "model", day]
+          : ["account_id", "persona_id", "upstream", "model", day],
+      );
     if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
     if (filter.personaId !== undefined) query = query.where("persona_id", "=", filter.personaId);
     if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
     // `to` is a whole day: everything before the next day's start.
     if (filter.to !== undefined) query = query.where(day, "<=", filter.to);
-    const rows = await query.orderBy(day).orderBy("account_id").orderBy("persona_id").execute();
+    const rows = await query
+      .orderBy(day)
+      .orderBy("account_id")
+      .orderBy("persona_id")
+      .orderBy("persona_version")
+      // Requests refused before any target last, on both dialects (their null orders differ).
+      .orderBy(sql`case when upstream is null then 1 else 0 end`)
+      .orderBy("upstream")
+      .orderBy("model")
+      .execute();
     return rows.map((row) => ({
       accountId: row.account_id,
       day: row.day,
       personaId: row.persona_id,
+      ...(byVersion
+        ? { personaVersion: row.persona_version === null ? null : Number(row.persona_version) }
+        : {}),
+      upstream: row.upstream,
+      model: row.model,
       requests: Number(row.requests),
       served: Number(row.served),
       inputTokens: Number(row.input_tokens),

@@ -22,6 +22,7 @@ const persona: Persona = {
   name: "Mira",
   traits: personaTraitsSchema.parse({ behaviouralGuidelines: { role: "Travel guide" } }),
   personifyAccess: false,
+  version: 1,
   createdAt: "2026-01-01T00:00:00.000Z",
   route: [],
 };

@@ -41,6 +41,7 @@ const persona: Persona = {
   name: "Mira",
   traits: personaTraitsSchema.parse({ behaviouralGuidelines: { role: "Travel guide" } }),
   personifyAccess: true,
+  version: 1,
   createdAt: "2026-01-01T00:00:00.000Z",
   route: [
     { upstream: "broken", model: "m1" },

@@ -33,6 +33,7 @@ function examplePersona(id: string = randomUUID()): Persona {
     traits: file.traits,
     personifyAccess: true,
     route: file.route,
+    version: 1,
     createdAt: "2026-01-01T00:00:00.000Z",
   };
 }
@@ -58,7 +59,7 @@ describe("the demo persona's suite on the offline engine", () => {
       const persona = examplePersona();
       const run = await runEvaluation(
         suite,
-        { persona, version: null, route: persona.route },
+        { persona, version: 1, route: persona.route },
         { engine, prices, judge: undefined },
         options,
       );
@@ -83,7 +84,7 @@ describe("the demo persona's suite on the offline engine", () => {
     const persona = examplePersona();
     const run = await runEvaluation(
       suite,
-      { persona, version: null, route: persona.route },
+      { persona, version: 1, route: persona.route },
       { engine, prices, judge: undefined },
       { ...options, repeat: 2 },
     );
@@ -125,7 +126,7 @@ describe("runEvaluation", () => {
     const persona = examplePersona();
     const offline = await runEvaluation(
       suite,
-      { persona, version: null, route: persona.route },
+      { persona, version: 1, route: persona.route },
       { engine, prices, judge: undefined },
       options,
     );
@@ -137,7 +138,7 @@ describe("runEvaluation", () => {
 
     const slow = await runEvaluation(
       suite,
-      { persona, version: null, route: [{ upstream: "slow", model: "m" }] },
+      { persona, version: 1, route: [{ upstream: "slow", model: "m" }] },
       { engine, prices, judge: undefined },
       { ...options, callTimeoutMs: 150 },
     );
@@ -167,7 +168,7 @@ describe("runEvaluation", () => {
     const progress: number[] = [];
     await runEvaluation(
       suite,
-      { persona, version: null, route: [{ upstream: "counting", model: "m" }] },
+      { persona, version: 1, route: [{ upstream: "counting", model: "m" }] },
       { engine, prices, judge: undefined },
       { repeat: 9, concurrency: 3, callTimeoutMs: 5000, onProgress: (done) => progress.push(done) },
     );

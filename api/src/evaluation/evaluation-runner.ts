@@ -13,7 +13,7 @@ import { buildScorecard, type Scorecard } from "./scorecard.js";
 /** What is evaluated: a persona (the live one, or a version) along a route. */
 export interface EvaluationSubject {
   persona: Persona;
-  /** The version evaluated; null for the live persona of a store without versions. */
+  /** The version evaluated; null only in runs stored before persona versions existed. */
   version: number | null;
   /** The route its cases run along (the persona's own, or `--route`). */
   route: ModelRoute;

@@ -1,51 +1,41 @@
 import type { Persona } from "../personas/persona.js";
-import type { PersonaStore } from "../personas/persona-store.js";
+import type { PersonaStore, VersionSelector } from "../personas/persona-store.js";
 
-/** Which version of a persona to evaluate: a version number, the draft, or (undefined) the live one. */
-export type EvaluatedVersion = number | "draft" | undefined;
+/** Which version of a persona to evaluate: a version number, the newest draft, or (undefined or `"live"`) the live one. */
+export type EvaluatedVersion = VersionSelector | undefined;
 
-/** The persona cannot be evaluated as asked (unknown ID, or a version this store cannot give). */
+/** The persona cannot be evaluated as asked: an unknown ID, a version it does not have, or no draft. */
 export class EvaluatedPersonaError extends Error {
   override readonly name = "EvaluatedPersonaError";
 }
 
-/** A persona as evaluated, with the version it is (null: the live persona of a store without versions). */
+/** A persona as evaluated, with the version it is (issue 25 "Versions"). */
 export interface EvaluatedPersona {
   persona: Persona;
-  version: number | null;
+  version: number;
 }
 
 /**
- * Resolves the persona an evaluation runs (`persona eval ID [--version N|draft]`).
- * The one seam between evaluation and persona versions (issue 25
- * "Versions", built in parallel): until the store keeps versions, only the
- * live persona can be evaluated and `--version` is refused with a clear
- * message; versions fill in this function alone.
+ * Resolves the persona an evaluation runs (`persona eval ID [--version N|draft]`,
+ * `--compare-version`): the persona as it answers at that version, read by
+ * {@link PersonaStore.findVersion} — a draft is evaluated before it serves
+ * any customer.
  *
- * @throws {EvaluatedPersonaError} for an unknown persona, or any `version` while versions do not exist
+ * @throws {EvaluatedPersonaError} for an unknown persona, a version it does not have, or `draft` when it has none
  */
 export async function resolveEvaluatedPersona(
-  personas: Pick<PersonaStore, "find">,
+  personas: Pick<PersonaStore, "find" | "findVersion">,
   id: string,
-  version?: EvaluatedVersion,
+  version: EvaluatedVersion = "live",
 ): Promise<EvaluatedPersona> {
-  const persona = await personas.find(id);
-  if (persona === undefined) throw new EvaluatedPersonaError(`no persona with ID ${id}`);
-  if (version !== undefined) {
-    throw new EvaluatedPersonaError(
-      `--version ${version}: this store keeps no persona versions yet; evaluate the live persona (leave out --version)`,
-    );
+  const persona = await personas.findVersion(id, version);
+  if (persona !== undefined) return { persona, version: persona.version };
+  if ((await personas.find(id)) === undefined) {
+    throw new EvaluatedPersonaError(`no persona with ID ${id}`);
   }
-  return { persona, version: null };
-}
-
-/**
- * Reads the `--version` option: a positive whole number or `draft`.
- *
- * @throws {RangeError} for anything else
- */
-export function parseEvaluatedVersion(text: string): number | "draft" {
-  if (text === "draft") return "draft";
-  if (/^[1-9]\d{0,8}$/u.test(text)) return Number(text);
-  throw new RangeError(`"${text}" is not a version: give a version number (1, 2, …) or draft`);
+  throw new EvaluatedPersonaError(
+    version === "draft"
+      ? `persona ${id} has no draft (persona-admin persona update ${id} --draft makes one)`
+      : `persona ${id} has no version ${version} (persona-admin persona history ${id} lists them)`,
+  );
 }

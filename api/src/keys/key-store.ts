@@ -56,10 +56,16 @@ export class KeyStore {
   /**
    * Creates a key for an account.
    *
+   * @param within - a transaction to insert the key in (default: the store
+   *   itself), so the key exists only if the rest of that transaction commits
    * @returns the record and the plaintext key, which exists only in this
    *   return value: show it once, never log it
    */
-  async create(accountId: string, name: string): Promise<{ record: ApiKeyRecord; key: string }> {
+  async create(
+    accountId: string,
+    name: string,
+    within: Database = this.database,
+  ): Promise<{ record: ApiKeyRecord; key: string }> {
     const key = generateApiKey();
     const record: ApiKeyRecord = {
       id: randomUUID(),
@@ -70,7 +76,7 @@ export class KeyStore {
       lastUsedAt: null,
       revokedAt: null,
     };
-    await this.database
+    await within
       .insertInto("api_keys")
       .values({
         id: record.id,

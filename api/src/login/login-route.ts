@@ -13,6 +13,7 @@ import { requireSession } from "../pages/require-session.js";
 import { pageLocals, type WebSupport } from "../pages/web-support.js";
 import { requireActiveAccount, requireRoomForKey } from "../playground/account-access.js";
 import { encryptApiKey } from "./encrypt-api-key.js";
+import { LoginConsentStore } from "./login-consent-store.js";
 import { checkLoginParameters, type LoginParameters } from "./login-parameters.js";
 import { SOURCE_LABELS } from "./source-labels.js";
 
@@ -31,6 +32,17 @@ async function checkedOrRefused(parameters: Record<string, unknown>): Promise<Lo
     );
   }
   return checked.value;
+}
+
+/**
+ * The page of a login request that was answered already (issue 29): the
+ * same 400 page, in the same words, as the sign-in flow's used link.
+ */
+function consentUsed(): PageError {
+  return new PageError(
+    400,
+    "This login request does not work anymore: it was approved or denied already. Start the login again from your tool.",
+  );
 }
 
 function callbackUrl(parameters: LoginParameters, values: LoginCallback): string {
@@ -62,10 +74,13 @@ function consentForm(parameters: LoginParameters, csrfToken: string, decision: "
  * caller's public key (compact JWE, RSA-OAEP-256 + A256GCM) and redirects
  * (303) to the callback with `state` and `encrypted_api_key` only, or
  * redirects with `state` and `error=access_denied`. The plaintext key is
- * never rendered, logged or stored.
+ * never rendered, logged or stored. A consent is used once (issue 29): a
+ * login request (its `state`) answered already shows the "used" page on
+ * `GET` and on every later `POST`, which creates nothing.
  */
 export function createLoginRouter(web: WebSupport): Router {
   const { services } = web;
+  const consents = new LoginConsentStore(services.database);
   const router = Router();
 
   // The approval redirects to the callback, and a form's redirect target counts for the
@@ -86,6 +101,7 @@ export function createLoginRouter(web: WebSupport): Router {
       const session = requireSession(request, response);
       if (session === undefined) return;
       await requireActiveAccount(services, session.accountId);
+      if (await consents.isUsed(parameters.state)) throw consentUsed();
       const csrfToken = web.csrfToken(request, response);
       const source =
         parameters.source === undefined ? "not stated" : SOURCE_LABELS[parameters.source];
@@ -111,7 +127,9 @@ export function createLoginRouter(web: WebSupport): Router {
     const session = requireSession(request, response);
     if (session === undefined) return;
     const decision = form.decision;
+    const consent = { state: parameters.state, accountId: session.accountId };
     if (decision === "deny") {
+      if (!(await consents.deny(consent))) throw consentUsed();
       services.logger.info({ source: parameters.source ?? null }, "browser login denied");
       response.redirect(
         303,
@@ -123,7 +141,12 @@ export function createLoginRouter(web: WebSupport): Router {
     await requireActiveAccount(services, session.accountId);
     await requireRoomForKey(services, session.accountId);
     const name = parameters.name ?? defaultKeyName(parameters.source);
-    const { record, key } = await services.keys.create(session.accountId, name);
+    const created = await consents.approveOnce(consent, async (transaction) => {
+      const made = await services.keys.create(session.accountId, name, transaction);
+      return { result: made, keyId: made.record.id };
+    });
+    if (created === undefined) throw consentUsed();
+    const { record, key } = created;
     const encrypted = await encryptApiKey(key, parameters.recipient.key);
     services.logger.info(
       {

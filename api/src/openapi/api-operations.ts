@@ -63,6 +63,7 @@ function okResponse(schema: string, example: unknown, description: string) {
       "RateLimit-Policy": HEADER_REFERENCES.rateLimitPolicy,
       RateLimit: HEADER_REFERENCES.rateLimit,
       "PAYMENT-RESPONSE": HEADER_REFERENCES.paymentResponse,
+      "Persona-Version": HEADER_REFERENCES.personaVersion,
     },
     content: { "application/json": { schema: ref(schema), example } },
   };

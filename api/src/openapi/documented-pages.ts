@@ -89,7 +89,8 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     responses: {
       "200": "The consent page (Approve / Deny).",
       "303": SIGNED_OUT_GET,
-      "400": "A parameter is missing, repeated or invalid; the page names it.",
+      "400":
+        "A parameter is missing, repeated or invalid (the page names it), or this login (its state) was answered already.",
       "403": "The account is not active.",
     },
   },
@@ -100,7 +101,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Browser login",
     summary: "Browser login: approve or deny",
     description:
-      "Approve creates a key for the signed-in account, encrypts it to the JWK (compact JWE, RSA-OAEP-256 + A256GCM) and redirects to the callback with `state` and `encrypted_api_key` only; Deny redirects with `state` and `error=access_denied`.",
+      "Approve creates a key for the signed-in account, encrypts it to the JWK (compact JWE, RSA-OAEP-256 + A256GCM) and redirects to the callback with `state` and `encrypted_api_key` only; Deny redirects with `state` and `error=access_denied`. Each login (its `state`) is answered once.",
     session: true,
     form: [
       ...LOGIN_FIELDS,
@@ -113,7 +114,8 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     ],
     responses: {
       "303": "To the callback with state and encrypted_api_key, or state and error=access_denied.",
-      "400": "A parameter is invalid, or no decision.",
+      "400":
+        "A parameter is invalid, no decision, or this login (its state) was approved or denied already: a consent is used once and a second post creates nothing.",
       "401": "Not signed in.",
       "403": "The CSRF token is missing or wrong, or the account is not active.",
       "409": "The account already has the most active keys allowed.",

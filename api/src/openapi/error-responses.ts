@@ -50,6 +50,7 @@ export const HEADER_REFERENCES = {
   allow: { $ref: "#/components/headers/Allow" },
   paymentRequired: { $ref: "#/components/headers/PaymentRequired" },
   paymentResponse: { $ref: "#/components/headers/PaymentResponse" },
+  personaVersion: { $ref: "#/components/headers/PersonaVersion" },
   wwwAuthenticate: { $ref: "#/components/headers/WwwAuthenticate" },
 } as const satisfies Record<string, HeaderObject | ReferenceObject>;
 

@@ -101,6 +101,11 @@ const HEADERS: Record<string, HeaderObject> = {
     schema: { type: "string" },
   },
   WwwAuthenticate: { description: "How to authenticate: Bearer.", schema: { type: "string" } },
+  PersonaVersion: {
+    description:
+      "The persona version that answered (1, 2, 3 …): personas are refined in versions and each usage row names the one that served it. The body is unchanged.",
+    schema: { type: "integer", minimum: 1 },
+  },
 };
 
 const DESCRIPTION = `A hosted API that generates chat replies in a custom persona's voice, rewrites text into that voice, and offers a completions-style endpoint (spec version ${API_VERSION}; client library ${CLIENT_VERSION}). All API paths start with ${API_PREFIX}; bodies are JSON.

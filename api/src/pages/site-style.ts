@@ -85,12 +85,25 @@ h3 { font-size: 1rem; margin: 1rem 0 0.5rem; }
 
 /* Tables */
 .table-scroll { position: relative; overflow-x: auto; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
+/* A cue that a region scrolls sideways: a shade at an edge with more behind it
+   (the "local" layers cover the shades when that edge is reached). */
+.table-scroll, .chart-scroll {
+  background:
+    linear-gradient(to right, var(--surface) 30%, transparent) left center / 2.5rem 100% no-repeat local,
+    linear-gradient(to left, var(--surface) 30%, transparent) right center / 2.5rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgb(0 0 0 / 28%), transparent) left center / 0.9rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgb(0 0 0 / 28%), transparent) right center / 0.9rem 100% no-repeat scroll,
+    var(--surface);
+}
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--border); vertical-align: top; }
 thead th { font-size: 0.875rem; color: var(--muted); }
 tbody tr:last-child > * { border-bottom: 0; }
 th, td { overflow-wrap: anywhere; }
 .table-scroll th, .table-scroll td { overflow-wrap: normal; }
+td form { margin: 0; }
+/* A row's text and its buttons share one middle line (the keys list). */
+table.middle td, table.middle th { vertical-align: middle; }
 .table-scroll code { white-space: nowrap; overflow-wrap: normal; }
 .number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 
@@ -117,10 +130,30 @@ form { margin: 0 0 1rem; }
 .new-key-notice { border-color: var(--success-border); background: var(--success-background); }
 .secret { word-break: break-all; padding: 0.5rem; border: 1px dashed var(--border); border-radius: 0.5rem; background: var(--surface); }
 
-/* Playground chat */
-.chat-log { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 0.75rem; min-height: 8rem; margin: 1rem 0; }
-.turn { margin: 0.4rem 0; }
-.turn .role { font-weight: 600; }
+/* Playground chat: the persona's bubbles on the left, the user's on the right */
+.chat-head { display: flex; flex-wrap: wrap; align-items: end; gap: 0.5rem 1rem; }
+.chat-head > p { margin: 0; flex: 1 1 14rem; }
+.answered-by { font-size: 0.875rem; color: var(--muted); margin: 0; overflow-wrap: anywhere; }
+.chat-log { display: flex; flex-direction: column; gap: 0.6rem; margin: 1rem 0; padding: 0.75rem; list-style: none; background: var(--background); border: 1px solid var(--border); border-radius: var(--radius); min-height: 8rem; }
+.chat-log:empty::before { content: "No messages yet. Write one below."; color: var(--muted); align-self: center; margin: auto; }
+.turn { max-width: min(85%, 36rem); margin: 0; }
+.turn.user { align-self: flex-end; }
+.turn.assistant { align-self: flex-start; }
+.turn .role { display: block; font-size: 0.8rem; font-weight: 600; color: var(--muted); margin: 0 0.75rem 0.15rem; }
+.turn.user .role { text-align: right; }
+.bubble { padding: 0.55rem 0.9rem; border-radius: 1.1rem; overflow-wrap: anywhere; white-space: pre-wrap; }
+.turn.user .bubble { background: var(--accent); color: var(--accent-text); border-bottom-right-radius: 0.3rem; }
+.turn.assistant .bubble { background: var(--surface); color: var(--text); border: 1px solid var(--border); border-bottom-left-radius: 0.3rem; }
+.turn .meta { display: block; font-size: 0.75rem; color: var(--muted); margin: 0.2rem 0.75rem 0; overflow-wrap: anywhere; }
+.turn .variations { margin: 0.4rem 0 0; padding-left: 1.5rem; font-size: 0.875rem; }
+.composer { display: flex; flex-wrap: wrap; gap: 0.5rem 0.75rem; align-items: center; }
+.composer .send-actions { display: flex; gap: 0.75rem; margin-left: auto; }
+.engine-notice { font-size: 0.9rem; }
+.engine-notice p { margin: 0.25rem 0; }
+label.checkbox { display: inline-flex; align-items: center; gap: 0.4rem; font-weight: 400; margin: 0; }
+.personify-result { margin: 0.5rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.personify-result:not(:empty) { padding: 0.55rem 0.9rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
+pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
 
 /* Usage: figures, charts, meters */
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
@@ -130,18 +163,38 @@ form { margin: 0 0 1rem; }
 .chart-grid { display: grid; grid-template-columns: 1fr; gap: 1rem; }
 .chart { margin: 0; padding: 0.75rem 1rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); min-width: 0; }
 .chart figcaption { font-weight: 700; margin-bottom: 0.5rem; }
-.chart-scroll { position: relative; overflow-x: auto; }
-.chart svg.plot { display: block; width: 100%; min-width: 36rem; height: auto; }
+.chart-legend { margin: 0 0 0.25rem; }
+/* Right to left, so the region opens at its right end: the latest day and the axis. */
+.chart-scroll { position: relative; overflow-x: auto; direction: rtl; }
+/* The canvas itself is the wide box, so in the right-to-left scroller it overflows to the left. */
+.chart-canvas { direction: ltr; min-width: 36rem; }
+.chart svg.plot { display: block; width: 100%; height: auto; }
+.scroll-hint { display: none; font-size: 0.8rem; margin: 0.25rem 0 0; }
 /* Hollow symbols take the card's colour, light or dark (a CSS fill overrides the attribute). */
 .chart svg.plot [fill="white"] { fill: var(--surface); }
 .chart-summary { font-size: 0.875rem; margin: 0.5rem 0 0; }
 .meter { display: inline-block; width: 8rem; max-width: 100%; height: 0.6rem; border-radius: 999px; background: var(--background); border: 1px solid var(--border); overflow: hidden; vertical-align: middle; }
 .meter > span { display: block; height: 100%; background: var(--meter); }
 .meter.full > span { background: var(--meter-full); background-image: repeating-linear-gradient(45deg, transparent 0 4px, rgb(0 0 0 / 25%) 4px 8px); }
-.limits td, td.day { white-space: nowrap; }
+td.day, .limits .number { white-space: nowrap; }
+.limits th code { white-space: normal; overflow-wrap: anywhere; }
 @media (min-width: 40rem) {
   main { padding: 1.5rem 1.25rem; }
   h1 { font-size: 2rem; }
+}
+@media (max-width: 42rem) {
+  .scroll-hint { display: block; }
+  /* Stacked tables: each row a block, each cell its column's name and value. */
+  table.stacked thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.stacked, table.stacked tbody, table.stacked tr, table.stacked td { display: block; width: 100%; }
+  table.stacked tr { padding: 0.4rem 0; border-bottom: 1px solid var(--border); }
+  table.stacked tbody tr:last-child { border-bottom: 0; }
+  table.stacked td { display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: 0.15rem 0.75rem; text-align: right; }
+  table.stacked td::before { content: attr(data-label); color: var(--muted); font-weight: 600; text-align: left; }
+  table.stacked td code { white-space: normal; overflow-wrap: anywhere; }
+  table.stacked td.actions-cell { justify-content: flex-end; }
+  table.stacked th[scope="rowgroup"] { display: block; padding: 0.4rem 0.75rem 0.2rem; border: 0; }
+  .limits .meter-cell { display: none; }
 }
 @media (max-width: 30rem) {
   .site-header nav a { padding: 0.5rem 0.6rem; }

@@ -40,7 +40,7 @@ export interface X402Options {
 
 /** A payment the facilitator verified, to be settled once the request is served. */
 export interface VerifiedPayment {
-  /** SHA-256 of the payment header: the payment's identity, used once. */
+  /** The payment's identity, used once: see {@link paymentIdentity}. */
   id: string;
   payload: PaymentPayload;
   requirements: PaymentRequirements;
@@ -66,20 +66,111 @@ function matches(accepted: PaymentRequirements, required: PaymentRequirements): 
 }
 
 /**
+ * Seconds an authorization must still be valid for when it reaches the
+ * facilitator: x402's reference `exact` EVM facilitator refuses
+ * `validBefore < now + 6` (time to get the transfer on chain).
+ */
+export const X402_VALID_BEFORE_MARGIN_SECONDS = 6;
+
+/** The EIP-3009 `TransferWithAuthorization` fields of an `exact` EVM payment that the gate reads. */
+export interface PaymentAuthorization {
+  /** The payer's address (`0x…`), as signed. */
+  from: string;
+  /** The authorization's 32-byte nonce (`0x…`), as signed. */
+  nonce: string;
+  /** Unix seconds; valid only after this. */
+  validAfter: bigint;
+  /** Unix seconds; valid only before this. */
+  validBefore: bigint;
+}
+
+const UNSIGNED_INTEGER = /^\d{1,30}$/u;
+
+/**
+ * Reads the EIP-3009 authorization of an `exact` EVM payment payload
+ * (`payload.authorization`: `from`, `nonce`, and `validAfter` /
+ * `validBefore` as decimal strings of Unix seconds, x402 `exact` EVM scheme).
+ *
+ * @returns the authorization, or undefined when one of those fields is missing or malformed
+ */
+export function readAuthorization(payload: PaymentPayload): PaymentAuthorization | undefined {
+  const authorization = (payload.payload as { authorization?: unknown }).authorization;
+  if (typeof authorization !== "object" || authorization === null) return undefined;
+  const { from, nonce, validAfter, validBefore } = authorization as Record<string, unknown>;
+  if (typeof from !== "string" || from === "" || typeof nonce !== "string" || nonce === "") {
+    return undefined;
+  }
+  if (typeof validAfter !== "string" || !UNSIGNED_INTEGER.test(validAfter)) return undefined;
+  if (typeof validBefore !== "string" || !UNSIGNED_INTEGER.test(validBefore)) return undefined;
+  return { from, nonce, validAfter: BigInt(validAfter), validBefore: BigInt(validBefore) };
+}
+
+/**
+ * Why an authorization's validity window refuses it now, in x402's error
+ * reasons, or undefined when it is valid: not yet valid (`validAfter` after
+ * now) or expired or about to (`validBefore` within
+ * {@link X402_VALID_BEFORE_MARGIN_SECONDS} of now) — the rules of x402's
+ * reference facilitator, checked here before it is asked (issue 29).
+ *
+ * @param nowSeconds - the current time in Unix seconds
+ */
+export function windowRefusal(
+  authorization: PaymentAuthorization,
+  nowSeconds: number,
+): string | undefined {
+  const now = BigInt(Math.floor(nowSeconds));
+  if (authorization.validBefore < now + BigInt(X402_VALID_BEFORE_MARGIN_SECONDS)) {
+    return "invalid_exact_evm_payload_authorization_valid_before";
+  }
+  if (authorization.validAfter > now) return "invalid_exact_evm_payload_authorization_valid_after";
+  return undefined;
+}
+
+/**
+ * The identity of a payment, used once (issue 29): SHA-256 (hex) of the
+ * network, the token, the payer and the nonce, addresses and nonce
+ * lower-cased — what the token contract itself uses once (EIP-3009's
+ * `authorizationState(from, nonce)`). Not the header's bytes: a re-encoded
+ * copy of one payment (whitespace, key order) is the same payment.
+ */
+export function paymentIdentity(
+  requirements: Pick<PaymentRequirements, "network" | "asset">,
+  authorization: Pick<PaymentAuthorization, "from" | "nonce">,
+): string {
+  return createHash("sha256")
+    .update(
+      [
+        "x402-exact-eip3009",
+        requirements.network,
+        requirements.asset.toLowerCase(),
+        authorization.from.toLowerCase(),
+        authorization.nonce.toLowerCase(),
+      ].join("\n"),
+    )
+    .digest("hex");
+}
+
+/**
  * The 402 payment challenge of self-serve personas (spec §5.6, §7 row 402)
  * in the x402 protocol (v2, `exact` scheme), through `@x402/core`: a
  * request without a key header gets 402 with the `PaymentRequired` object
  * both in the `PAYMENT-REQUIRED` header (base64, as x402 clients read it)
  * and as the JSON body; a retry carrying `PAYMENT-SIGNATURE` is verified
  * by the configured facilitator, served, then settled, and answered with
- * `PAYMENT-RESPONSE`. A payment header is accepted once (replays are
- * refused); a payment whose request failed is never settled.
+ * `PAYMENT-RESPONSE`. A payment — its payer and nonce, not its header's
+ * bytes — is accepted once (replays are refused before the facilitator is
+ * asked), and so is an authorization outside its validity window; a payment
+ * whose request failed is never settled.
  */
 export class X402Gate {
+  /**
+   * @param now - the clock the validity window is checked against (Unix ms)
+   */
   constructor(
     private readonly options: X402Options,
     private readonly facilitator: PaymentFacilitator,
     private readonly database: Database,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Whether self-serve payments are configured (a receiving address is set). */
@@ -143,7 +234,8 @@ export class X402Gate {
    * @param header - the `PAYMENT-SIGNATURE` header, if any
    * @throws {ServiceError} `payment_required` (402, x402 body) without a
    *   payment or with one that is malformed, does not match, was used
-   *   before or fails verification; `payment_facilitator_error` (502) when
+   *   before (same payer and nonce), is outside its validity window or
+   *   fails verification; `payment_facilitator_error` (502) when
    *   the facilitator cannot be reached
    */
   async admit(
@@ -183,7 +275,20 @@ export class X402Gate {
         "invalid payment: it does not match the payment requirements of this request",
       );
     }
-    const id = createHash("sha256").update(header.trim()).digest("hex");
+    const authorization = readAuthorization(payload);
+    if (authorization === undefined) {
+      throw this.refuse(
+        persona,
+        priceMicros,
+        resourceUrl,
+        "invalid payment: invalid_payload (no EIP-3009 authorization with from, nonce, validAfter and validBefore)",
+      );
+    }
+    const outside = windowRefusal(authorization, this.now() / 1000);
+    if (outside !== undefined) {
+      throw this.refuse(persona, priceMicros, resourceUrl, `invalid payment: ${outside}`);
+    }
+    const id = paymentIdentity(requirements, authorization);
     const inserted = await this.database
       .insertInto("x402_payments")
       .values({

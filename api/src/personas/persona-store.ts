@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
+import type { Selectable } from "kysely";
 import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
-import type { PersonasTable } from "../storage/schema.js";
+import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "../storage/schema.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
-import type { Persona } from "./persona.js";
-import { type PersonaFile, personaTraitsSchema } from "./persona-traits.js";
+import type { Persona, PersonaVersion } from "./persona.js";
+import { type PersonaFile, type PersonaTraits, personaTraitsSchema } from "./persona-traits.js";
 
 /**
  * The route columns of a write: the whole route as JSON, and its first
@@ -19,6 +20,9 @@ function routeColumns(route: ModelRoute) {
 }
 
 /** A row's route: its JSON, or for rows written before routes, `provider:model` alone. */
+/** A `personas` row as read. */
+type PersonasTable = Selectable<PersonasColumns>;
+
 function routeOf(row: PersonasTable): ModelRoute {
   return row.route === null
     ? routeOfProvider(row.provider, row.model)
@@ -33,6 +37,7 @@ function toPersona(row: PersonasTable): Persona {
     traits: personaTraitsSchema.parse(JSON.parse(row.traits)),
     personifyAccess: row.personify_access === 1,
     route: routeOf(row),
+    version: Number(row.live_version),
     createdAt: row.created_at,
   };
   if (row.self_serve_price_micros !== null) {
@@ -41,9 +46,122 @@ function toPersona(row: PersonasTable): Persona {
   return persona;
 }
 
+/** What a version holds: the parts of a persona that shape its answers. */
+export interface PersonaContent {
+  name: string;
+  traits: PersonaTraits;
+  route: ModelRoute;
+}
+
+/** How a version is made (`persona-admin persona update … --note … --draft`). */
+export interface VersionOptions {
+  /** The operator's note, kept with the version. */
+  note?: string | null;
+  /** Who makes it (persona-admin: the operator's login name). */
+  createdBy?: string | null;
+  /** A draft serves no traffic until {@link PersonaStore.promote}. */
+  draft?: boolean;
+}
+
+/** Which version of a persona {@link PersonaStore.findVersion} reads. */
+export type VersionSelector = number | "draft" | "live";
+
+/** Why a version operation was refused; `code` names the case. */
+export class PersonaVersionError extends Error {
+  constructor(
+    readonly code: "unknown_version" | "not_draft" | "already_live",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PersonaVersionError";
+  }
+}
+
+/** What {@link PersonaStore.revise} did: made a version, or found nothing changed. */
+export type ReviseOutcome =
+  | { kind: "created"; version: PersonaVersion }
+  | { kind: "unchanged"; live: PersonaVersion };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Paths of the leaves that differ (arrays compare whole), e.g. `traits.personality.confidence`. */
+function changedPaths(before: unknown, after: unknown, path: string): string[] {
+  if (isPlainObject(before) && isPlainObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+    return keys.flatMap((key) => changedPaths(before[key], after[key], `${path}.${key}`));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [path];
+}
+
 /**
- * Reads and writes personas. Lookups by ID are served from memory when a
- * change feed is given, emptied on every change of a persona (issue 14).
+ * What differs between two versions' contents: `name`, `route`, and each
+ * changed traits path (`traits.communicationStyle.verbosity`).
+ */
+export function contentChanges(before: PersonaContent, after: PersonaContent): string[] {
+  const changes: string[] = [];
+  if (before.name !== after.name) changes.push("name");
+  changes.push(...changedPaths(before.traits, after.traits, "traits"));
+  if (JSON.stringify(before.route) !== JSON.stringify(after.route)) changes.push("route");
+  return changes;
+}
+
+function contentOf(row: PersonasTable | PersonaVersionsTable): PersonaContent {
+  return {
+    name: row.name,
+    traits: personaTraitsSchema.parse(JSON.parse(row.traits)),
+    route:
+      "live_version" in row
+        ? routeOf(row)
+        : modelRouteSchema.parse(JSON.parse((row as PersonaVersionsTable).route)),
+  };
+}
+
+function toVersion(row: PersonaVersionsTable, liveVersion: number): PersonaVersion {
+  const version = Number(row.version);
+  return {
+    personaId: row.persona_id,
+    version,
+    status: version === liveVersion ? "live" : row.promoted_at === null ? "draft" : "retired",
+    ...contentOf(row),
+    note: row.note,
+    changes: JSON.parse(row.changes) as string[],
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    promotedAt: row.promoted_at,
+  };
+}
+
+/** The `personas` columns that project a version's content. */
+function projection(content: PersonaContent, version: number, now: string) {
+  return {
+    name: content.name,
+    traits: JSON.stringify(content.traits),
+    ...routeColumns(content.route),
+    live_version: version,
+    updated_at: now,
+  };
+}
+
+/** A transaction (or the database) of the store. */
+type Executor = Pick<Database, "selectFrom" | "insertInto" | "updateTable">;
+
+/** Thrown inside a transaction to roll it back when nothing changed. */
+class Unchanged extends Error {
+  constructor(readonly live: PersonaVersion) {
+    super("unchanged");
+  }
+}
+
+/**
+ * Reads and writes personas and their versions (issue 25). Every change of
+ * a persona's name, traits or route is a new immutable row of
+ * `persona_versions`; the `personas` row is the live version's projection,
+ * updated in the same transaction that makes a version live, so the request
+ * path reads one row and the change feed (a trigger on `personas`, migration
+ * 0005) tells every instance at once. Lookups by ID are served from memory
+ * when a change feed is given, emptied on every change of a persona (issue 14).
  */
 export class PersonaStore {
   private readonly cache: LookupCache<Persona> | undefined;
@@ -57,75 +175,357 @@ export class PersonaStore {
   }
 
   /**
-   * Creates a persona for an account from a validated persona file.
+   * Creates a persona for an account from a validated persona file, as its
+   * live version 1.
    *
+   * @param options - the note and author of version 1 (`draft` is ignored: a new persona is live)
    * @returns the new persona, with its freshly issued persona ID
    */
-  async create(accountId: string, file: PersonaFile): Promise<Persona> {
+  async create(
+    accountId: string,
+    file: PersonaFile,
+    options: Omit<VersionOptions, "draft"> = {},
+  ): Promise<Persona> {
     const now = new Date().toISOString();
     const id = randomUUID();
-    await this.database
-      .insertInto("personas")
-      .values({
-        id,
-        account_id: accountId,
-        name: file.name,
-        traits: JSON.stringify(file.traits),
-        personify_access: file.personifyAccess ? 1 : 0,
-        ...routeColumns(file.route),
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    const persona = await this.find(id);
+    await this.database.transaction().execute(async (transaction) => {
+      await transaction
+        .insertInto("personas")
+        .values({
+          id,
+          account_id: accountId,
+          personify_access: file.personifyAccess ? 1 : 0,
+          created_at: now,
+          ...projection(file, 1, now),
+        })
+        .execute();
+      await this.insertVersion(transaction, id, 1, file, [], options, now);
+    });
+    const persona = await this.load(id);
     if (persona === undefined) throw new Error(`persona ${id} vanished after insert`);
     return persona;
   }
 
-  /**
-   * Replaces a persona's name, traits, access and route from a persona file.
-   *
-   * @returns the updated persona, or undefined when no persona has this ID
-   */
-  async update(id: string, file: PersonaFile): Promise<Persona | undefined> {
-    await this.database
-      .updateTable("personas")
-      .set({
-        name: file.name,
-        traits: JSON.stringify(file.traits),
-        personify_access: file.personifyAccess ? 1 : 0,
-        ...routeColumns(file.route),
-        updated_at: new Date().toISOString(),
-      })
-      .where("id", "=", id)
-      .execute();
-    return this.find(id);
+  private async insertVersion(
+    executor: Executor,
+    personaId: string,
+    version: number,
+    content: PersonaContent,
+    changes: string[],
+    options: VersionOptions,
+    now: string,
+  ): Promise<PersonaVersionsTable> {
+    const row: PersonaVersionsTable = {
+      persona_id: personaId,
+      version,
+      name: content.name,
+      traits: JSON.stringify(content.traits),
+      route: JSON.stringify(modelRouteSchema.parse(content.route)),
+      note: options.note ?? null,
+      changes: JSON.stringify(changes),
+      created_at: now,
+      created_by: options.createdBy ?? null,
+      promoted_at: options.draft === true ? null : now,
+    };
+    await executor.insertInto("persona_versions").values(row).execute();
+    return row;
   }
 
   /**
-   * Replaces a persona's model route (`persona-admin persona update --route`).
+   * Locks the persona's row for the rest of the transaction (PostgreSQL:
+   * the row lock; SQLite: the writer runs one transaction at a time) and
+   * reads it with its highest version number.
+   */
+  private async lock(
+    transaction: Executor,
+    id: string,
+    now: string,
+  ): Promise<{ row: PersonasTable; latest: number } | undefined> {
+    const locked = await transaction
+      .updateTable("personas")
+      .set({ updated_at: now })
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return undefined;
+    const row = await transaction
+      .selectFrom("personas")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    const { latest } = await transaction
+      .selectFrom("persona_versions")
+      .select((select) => select.fn.max("version").as("latest"))
+      .where("persona_id", "=", id)
+      .executeTakeFirstOrThrow();
+    return { row, latest: Number(latest ?? 0) };
+  }
+
+  private async versionRow(
+    executor: Executor,
+    id: string,
+    version: number,
+  ): Promise<PersonaVersionsTable | undefined> {
+    return executor
+      .selectFrom("persona_versions")
+      .selectAll()
+      .where("persona_id", "=", id)
+      .where("version", "=", version)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Makes a new version of a persona from the live version with `change`
+   * applied: live at once, or a draft with `options.draft`. Nothing is
+   * written when the result equals the live version.
    *
-   * @returns the updated persona, or undefined when no persona has this ID
+   * @returns the new version, `unchanged` with the live version, or
+   *   undefined when no persona has this ID
    * @throws {z.ZodError} for an empty, overlong or repeating route
    */
-  async setRoute(id: string, route: ModelRoute): Promise<Persona | undefined> {
-    await this.database
-      .updateTable("personas")
-      .set({ ...routeColumns(route), updated_at: new Date().toISOString() })
-      .where("id", "=", id)
-      .execute();
-    // Read back past the cache, which learns of the change a moment later.
+  async revise(
+    id: string,
+    change: Partial<PersonaContent>,
+    options: VersionOptions = {},
+  ): Promise<ReviseOutcome | undefined> {
+    const now = new Date().toISOString();
+    try {
+      return await this.database.transaction().execute(async (transaction) => {
+        const locked = await this.lock(transaction, id, now);
+        if (locked === undefined) return undefined;
+        const live = contentOf(locked.row);
+        const next: PersonaContent = { ...live, ...change };
+        const changes = contentChanges(live, next);
+        if (changes.length === 0) {
+          const liveRow = await this.versionRow(transaction, id, Number(locked.row.live_version));
+          if (liveRow === undefined) throw new Error(`persona ${id} has no live version row`);
+          throw new Unchanged(toVersion(liveRow, Number(locked.row.live_version)));
+        }
+        const version = locked.latest + 1;
+        const row = await this.insertVersion(transaction, id, version, next, changes, options, now);
+        let liveVersion = Number(locked.row.live_version);
+        if (options.draft !== true) {
+          await transaction
+            .updateTable("personas")
+            .set(projection(next, version, now))
+            .where("id", "=", id)
+            .execute();
+          liveVersion = version;
+        }
+        return { kind: "created", version: toVersion(row, liveVersion) } as const;
+      });
+    } catch (error) {
+      if (error instanceof Unchanged) return { kind: "unchanged", live: error.live };
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces a persona's name, traits, access and route from a persona
+   * file: a new version (a draft with `options.draft`) when name, traits or
+   * route differ from the live version. /personify access is not part of a
+   * version: it changes at once, and is left alone for a draft.
+   *
+   * @returns the persona as it now serves, or undefined when no persona has this ID
+   */
+  async update(
+    id: string,
+    file: PersonaFile,
+    options: VersionOptions = {},
+  ): Promise<Persona | undefined> {
+    const outcome = await this.revise(
+      id,
+      { name: file.name, traits: file.traits, route: file.route },
+      options,
+    );
+    if (outcome === undefined) return undefined;
+    if (options.draft !== true) return this.setPersonifyAccess(id, file.personifyAccess);
     return this.load(id);
   }
 
-  /** Grants or withdraws /personify access (spec §4.2). */
+  /**
+   * Replaces a persona's model route (`persona-admin persona update --route`):
+   * a new version, live unless `options.draft`.
+   *
+   * @returns the persona as it now serves, or undefined when no persona has this ID
+   * @throws {z.ZodError} for an empty, overlong or repeating route
+   */
+  async setRoute(
+    id: string,
+    route: ModelRoute,
+    options: VersionOptions = {},
+  ): Promise<Persona | undefined> {
+    const outcome = await this.revise(id, { route: modelRouteSchema.parse(route) }, options);
+    // Read back past the cache, which learns of the change a moment later.
+    return outcome === undefined ? undefined : this.load(id);
+  }
+
+  /**
+   * Makes a draft live (`persona-admin persona promote ID N`): the
+   * `personas` row takes its content in the same transaction, and every
+   * instance serves it once the change feed tells it (well within 1 s).
+   *
+   * @returns the promoted version, or undefined when no persona has this ID
+   * @throws {PersonaVersionError} `unknown_version`; `already_live`; `not_draft`
+   *   for a version that served before (roll back to it instead)
+   */
+  async promote(id: string, version: number): Promise<PersonaVersion | undefined> {
+    const now = new Date().toISOString();
+    return this.database.transaction().execute(async (transaction) => {
+      const locked = await this.lock(transaction, id, now);
+      if (locked === undefined) return undefined;
+      const row = await this.versionRow(transaction, id, version);
+      if (row === undefined) {
+        throw new PersonaVersionError("unknown_version", `persona ${id} has no version ${version}`);
+      }
+      if (Number(locked.row.live_version) === version) {
+        throw new PersonaVersionError("already_live", `version ${version} is already live`);
+      }
+      if (row.promoted_at !== null) {
+        throw new PersonaVersionError(
+          "not_draft",
+          `version ${version} is not a draft (it served before): roll back to it instead`,
+        );
+      }
+      await transaction
+        .updateTable("personas")
+        .set(projection(contentOf(row), version, now))
+        .where("id", "=", id)
+        .execute();
+      await transaction
+        .updateTable("persona_versions")
+        .set({ promoted_at: now })
+        .where("persona_id", "=", id)
+        .where("version", "=", version)
+        .execute();
+      return toVersion({ ...row, promoted_at: now }, version);
+    });
+  }
+
+  /**
+   * Rolls a persona back to version `version` (`persona-admin persona
+   * rollback ID N`): a new version with its content, live at once (the
+   * note says so unless one is given).
+   *
+   * @returns the new version, or undefined when no persona has this ID
+   * @throws {PersonaVersionError} `unknown_version`; `already_live` when N is the live version
+   */
+  async rollback(
+    id: string,
+    version: number,
+    options: Omit<VersionOptions, "draft"> = {},
+  ): Promise<PersonaVersion | undefined> {
+    const now = new Date().toISOString();
+    return this.database.transaction().execute(async (transaction) => {
+      const locked = await this.lock(transaction, id, now);
+      if (locked === undefined) return undefined;
+      const target = await this.versionRow(transaction, id, version);
+      if (target === undefined) {
+        throw new PersonaVersionError("unknown_version", `persona ${id} has no version ${version}`);
+      }
+      if (Number(locked.row.live_version) === version) {
+        throw new PersonaVersionError("already_live", `version ${version} is already live`);
+      }
+      const content = contentOf(target);
+      const next = locked.latest + 1;
+      const row = await this.insertVersion(
+        transaction,
+        id,
+        next,
+        content,
+        contentChanges(contentOf(locked.row), content),
+        { ...options, note: options.note ?? `rollback to version ${version}`, draft: false },
+        now,
+      );
+      await transaction
+        .updateTable("personas")
+        .set(projection(content, next, now))
+        .where("id", "=", id)
+        .execute();
+      return toVersion(row, next);
+    });
+  }
+
+  /** Every version of a persona, oldest first; undefined when no persona has this ID. */
+  async history(id: string): Promise<PersonaVersion[] | undefined> {
+    const persona = await this.load(id);
+    if (persona === undefined) return undefined;
+    const rows = await this.database
+      .selectFrom("persona_versions")
+      .selectAll()
+      .where("persona_id", "=", id)
+      .orderBy("version")
+      .execute();
+    return rows.map((row) => toVersion(row, persona.version));
+  }
+
+  /** One version of a persona as `history` lists it; undefined when there is none. */
+  async version(id: string, version: number): Promise<PersonaVersion | undefined> {
+    const persona = await this.load(id);
+    if (persona === undefined) return undefined;
+    const row = await this.versionRow(this.database, id, version);
+    return row && toVersion(row, persona.version);
+  }
+
+  /**
+   * The persona as it answers at a version, for running it outside the
+   * request path (issue 25's evaluation, `persona diff`): `"live"` is
+   * {@link find}; a number is that version; `"draft"` the newest draft.
+   * Owner, /personify access and self-serve price are the persona's
+   * current ones (they are not versioned); `version` names the version.
+   *
+   * @returns undefined when the persona, the version or a draft does not exist
+   */
+  async findVersion(id: string, at: VersionSelector): Promise<Persona | undefined> {
+    if (at === "live") return this.find(id);
+    const persona = await this.load(id);
+    if (persona === undefined) return undefined;
+    let query = this.database
+      .selectFrom("persona_versions")
+      .selectAll()
+      .where("persona_id", "=", id);
+    query =
+      at === "draft"
+        ? query.where("promoted_at", "is", null).orderBy("version", "desc").limit(1)
+        : query.where("version", "=", at);
+    const row = await query.executeTakeFirst();
+    if (row === undefined) return undefined;
+    return { ...persona, ...contentOf(row), version: Number(row.version) };
+  }
+
+  /**
+   * An account's personas with their live versions (the signed-in pages:
+   * which version answers, since when, and the operator's note), oldest first.
+   */
+  async listWithLiveVersion(
+    accountId: string,
+  ): Promise<Array<{ persona: Persona; live: PersonaVersion }>> {
+    const personas = await this.list(accountId);
+    if (personas.length === 0) return [];
+    const rows = await this.database
+      .selectFrom("persona_versions")
+      .innerJoin("personas", (join) =>
+        join
+          .onRef("personas.id", "=", "persona_versions.persona_id")
+          .onRef("personas.live_version", "=", "persona_versions.version"),
+      )
+      .selectAll("persona_versions")
+      .where("personas.account_id", "=", accountId)
+      .execute();
+    const byPersona = new Map(rows.map((row) => [row.persona_id, row]));
+    return personas.flatMap((persona) => {
+      const row = byPersona.get(persona.id);
+      return row === undefined ? [] : [{ persona, live: toVersion(row, persona.version) }];
+    });
+  }
+
+  /** Grants or withdraws /personify access (spec §4.2); not versioned. */
   async setPersonifyAccess(id: string, allowed: boolean): Promise<Persona | undefined> {
     await this.database
       .updateTable("personas")
       .set({ personify_access: allowed ? 1 : 0, updated_at: new Date().toISOString() })
       .where("id", "=", id)
       .execute();
-    return this.find(id);
+    return this.load(id);
   }
 
   /**
@@ -152,7 +552,11 @@ export class PersonaStore {
     return this.cache === undefined ? this.load(id) : this.cache.get(id, () => this.load(id));
   }
 
-  private async load(id: string): Promise<Persona | undefined> {
+  /**
+   * Reads a persona past the cache: right after a write of this process,
+   * before the change feed has emptied the cache.
+   */
+  async load(id: string): Promise<Persona | undefined> {
     const row = await this.database
       .selectFrom("personas")
       .selectAll()

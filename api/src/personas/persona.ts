@@ -17,6 +17,12 @@ export interface Persona {
    * operator configuration); never empty.
    */
   route: ModelRoute;
+  /**
+   * The version whose name, traits and route these are (issue 25): the live
+   * version for personas read by `find`/`list`, the asked one for
+   * `findVersion`. Versions count 1, 2, 3 … per persona.
+   */
+  version: number;
   /** When the operator created the persona (ISO 8601 UTC); `created` of the models list. */
   createdAt: string;
   /**
@@ -25,4 +31,35 @@ export interface Persona {
    * payment challenge); absent otherwise.
    */
   selfServePriceMicros?: number;
+}
+
+/** Where a version stands: a draft never served, the live one serves, a retired one served before. */
+export type PersonaVersionStatus = "draft" | "live" | "retired";
+
+/**
+ * One immutable version of a persona's name, traits and route (issue 25),
+ * as `persona-admin persona history` lists it.
+ */
+export interface PersonaVersion {
+  personaId: string;
+  /** 1, 2, 3 … per persona. */
+  version: number;
+  status: PersonaVersionStatus;
+  name: string;
+  traits: PersonaTraits;
+  route: ModelRoute;
+  /** The operator's note (`--note`), or null. */
+  note: string | null;
+  /**
+   * What differs from the version that was live when this one was made:
+   * `name`, `route`, or a traits path such as `traits.communicationStyle.verbosity`.
+   * Empty for a persona's first version.
+   */
+  changes: string[];
+  /** When it was made (ISO 8601 UTC). */
+  createdAt: string;
+  /** Who made it (persona-admin: the operator's login name), or null. */
+  createdBy: string | null;
+  /** When it first went live (ISO 8601 UTC); null for a draft. */
+  promotedAt: string | null;
 }

@@ -80,6 +80,7 @@ export async function admit(
     accountId: payer.accountId,
     apiKeyId: payer.apiKeyId,
     personaId: persona.id,
+    personaVersion: persona.version,
     endpoint: usage.endpoint,
     status: 429,
     inputTokens: 0,

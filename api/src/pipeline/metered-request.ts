@@ -6,6 +6,7 @@ import type { Endpoint } from "../billing/usage-store.js";
 import type { EngineOutput, EngineTask } from "../engine/persona-engine.js";
 import type { ErrorCode } from "../http/service-error.js";
 import { clientGoneSignal, validateBody } from "../http/validate-body.js";
+import type { Persona } from "../personas/persona.js";
 import { personaAttributes } from "../tracing/route-spans.js";
 import { inSpan } from "../tracing/tracing.js";
 import { type Admission, admit } from "./admission.js";
@@ -36,9 +37,22 @@ export interface MeteredEndpoint<Body, Payload> {
    * The response body (spec §4.1–4.3).
    *
    * @param rateLimits - the key's windows after this request, on API-key requests
+   * @param persona - the persona (at the version) that answered
    */
-  present(body: Body, output: EngineOutput, rateLimits: RateLimit[] | undefined): Payload;
+  present(
+    body: Body,
+    output: EngineOutput,
+    rateLimits: RateLimit[] | undefined,
+    persona: Persona,
+  ): Payload;
 }
+
+/**
+ * The response header naming the persona version that answered a metered
+ * request (issue 25; the spec leaves headers open): `Persona-Version: 3`.
+ * Set once the persona is known, so refusals after that carry it too.
+ */
+export const PERSONA_VERSION_HEADER = "Persona-Version";
 
 function requestIdOf(request: Request): string | null {
   const id = (request as Request & { id?: unknown }).id;
@@ -87,6 +101,8 @@ export async function serveMetered<Body, Payload>(
     },
     request,
   );
+  // The version that answers (issue 25), on every response from here on; bodies stay as spec §4 gives them.
+  response.setHeader(PERSONA_VERSION_HEADER, String(persona.version));
   const call = context.engine.prepare(persona, endpoint.task(body));
   const traced = context.tracing === undefined ? {} : personaAttributes(persona);
   if (context.tracing !== undefined) trace.getActiveSpan()?.setAttributes(traced);
@@ -110,7 +126,7 @@ export async function serveMetered<Body, Payload>(
   await inSpan(context.tracing, "settlement", traced, () =>
     settle(context, admission, persona, output, usage, response),
   );
-  response.json(endpoint.present(body, output, admission.rateLimits));
+  response.json(endpoint.present(body, output, admission.rateLimits, persona));
 }
 
 function resourceUrlOf(context: PipelineContext, request: Request): string {

@@ -36,6 +36,7 @@ function usageOf(
     accountId: payer.accountId,
     apiKeyId: payer.kind === "balance" ? payer.apiKeyId : null,
     personaId: persona.id,
+    personaVersion: persona.version,
     endpoint: context.endpoint,
     status,
     inputTokens: output?.usage.inputTokens ?? 0,

@@ -28,7 +28,10 @@ export const KEYS_SCRIPT = `"use strict";
 
 /**
  * \`/playground/assets/chat.js\`: the chat. The history lives in the page and
- * is sent whole with every turn (the API is stateless, spec §1.3).
+ * is sent whole with every turn (the API is stateless, spec §1.3). Each
+ * turn is a bubble in the list \`#chat-log\` (the user's on the right, the
+ * persona's on the left), the persona's labelled with its name (and its
+ * version once answers carry one) and the target that answered.
  */
 export const CHAT_SCRIPT = `"use strict";
 (() => {
@@ -43,6 +46,9 @@ export const CHAT_SCRIPT = `"use strict";
   const send = document.getElementById("send");
   const reset = document.getElementById("reset");
   const chatError = document.getElementById("chat-error");
+  const personaAnswers = document.getElementById("persona-answers");
+  const engineNotice = document.getElementById("engine-notice");
+  const engineTarget = document.getElementById("engine-target");
   const personifyForm = document.getElementById("personify-form");
   const raw = document.getElementById("raw");
   const personifySend = document.getElementById("personify-send");
@@ -65,20 +71,49 @@ export const CHAT_SCRIPT = `"use strict";
     return data;
   }
 
-  function line(role, text, extra) {
-    const turn = document.createElement("div");
+  function personaName() {
+    return persona.selectedOptions[0].textContent;
+  }
+
+  /** "offline:offline-composer-1 (development engine)" */
+  function describeTarget(answeredBy) {
+    return answeredBy.target + (answeredBy.development ? " (development engine)" : "");
+  }
+
+  function showEngine(answeredBy) {
+    const option = persona.selectedOptions[0];
+    const target = answeredBy ? answeredBy.target : option.dataset.target;
+    const development = answeredBy ? answeredBy.development : option.dataset.development === "true";
+    engineNotice.hidden = !development;
+    engineTarget.textContent = target;
+    personaAnswers.textContent = answeredBy
+      ? "Last answer: " + describeTarget(answeredBy)
+      : "Answers from " + target + (development ? " (development engine)" : "");
+  }
+
+  function addTurn(role, text, answeredBy, choices) {
+    const turn = document.createElement("li");
     turn.className = "turn " + role;
     const who = document.createElement("span");
     who.className = "role";
-    who.textContent = role === "user" ? "You: " : persona.selectedOptions[0].textContent + ": ";
-    const body = document.createElement("span");
-    body.className = "text";
-    body.textContent = text;
-    turn.append(who, body);
-    if (extra && extra.length > 1) {
+    let label = role === "user" ? "You" : personaName();
+    if (answeredBy && answeredBy.personaVersion !== undefined) label += " · version " + answeredBy.personaVersion;
+    who.textContent = label;
+    const bubble = document.createElement("div");
+    bubble.className = "bubble text";
+    bubble.textContent = text;
+    turn.append(who, bubble);
+    if (answeredBy) {
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      meta.textContent = "Answered by " + describeTarget(answeredBy);
+      turn.append(meta);
+    }
+    if (choices && choices.length > 1) {
       const list = document.createElement("ol");
       list.className = "variations";
-      for (const choice of extra) {
+      list.setAttribute("aria-label", "Variations");
+      for (const choice of choices) {
         const item = document.createElement("li");
         item.textContent = choice;
         list.append(item);
@@ -86,6 +121,7 @@ export const CHAT_SCRIPT = `"use strict";
       turn.append(list);
     }
     log.append(turn);
+    turn.scrollIntoView({ block: "nearest" });
   }
 
   function startOver() {
@@ -97,6 +133,7 @@ export const CHAT_SCRIPT = `"use strict";
     raw.disabled = !allowed;
     personifySend.disabled = !allowed;
     personifyResult.textContent = "";
+    showEngine(undefined);
   }
 
   persona.addEventListener("change", startOver);
@@ -109,7 +146,7 @@ export const CHAT_SCRIPT = `"use strict";
     chatError.textContent = "";
     const turn = { role: "user", content: text };
     const messages = history.concat([turn]);
-    line("user", text);
+    addTurn("user", text);
     message.value = "";
     send.disabled = true;
     try {
@@ -119,7 +156,8 @@ export const CHAT_SCRIPT = `"use strict";
         includeVariations: variations.checked,
       });
       history = messages.concat([{ role: "assistant", content: data.result.finalReply }]);
-      line("assistant", data.result.finalReply, data.result.replyChoices);
+      addTurn("assistant", data.result.finalReply, data.answeredBy, data.result.replyChoices);
+      showEngine(data.answeredBy);
     } catch (error) {
       log.lastChild && log.lastChild.remove();
       message.value = text;

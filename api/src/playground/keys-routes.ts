@@ -34,11 +34,11 @@ function newKeysNotice(created: KeyFlash[]): SafeHtml | undefined {
 function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): SafeHtml {
   const rows = keys.map(
     (key) => html`<tr>
-      <td>${key.name}</td>
-      <td><code>${key.masked}</code></td>
-      <td>${when(key.createdAt)}</td>
-      <td>${when(key.lastUsedAt)}</td>
-      <td>${
+      <td data-label="Name">${key.name}</td>
+      <td data-label="Key"><code>${key.masked}</code></td>
+      <td data-label="Created">${when(key.createdAt)}</td>
+      <td data-label="Last used">${when(key.lastUsedAt)}</td>
+      <td class="actions-cell">${
         key.revokedAt === null
           ? html`<form method="post" action="/keys/${key.id}/revoke">${csrfField(csrfToken)}<button type="submit" aria-label="Revoke ${key.name}">Revoke</button></form>`
           : html`<span class="muted">revoked ${when(key.revokedAt)}</span>`
@@ -56,7 +56,7 @@ function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): S
     ${
       keys.length === 0
         ? html`<p class="muted">No keys yet.</p>`
-        : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your keys"><table><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+        : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your keys"><table class="keys middle stacked"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
     }
     <p class="muted">Keep keys in environment variables or a secret manager, never in client-side code, and rotate them now and then (spec §5.5).</p>`;
 }

@@ -32,18 +32,18 @@ export function createSessionRouter(web: WebSupport<SessionStore>): Router {
     const sessions = await web.sessions.listForEmail(session.email);
     const rows = sessions.map(
       (entry) => html`<tr>
-        <td>${entry.id === session.id ? html`<strong>this browser</strong>` : ""} <span class="muted">${entry.userAgent ?? "unknown browser"}</span></td>
-        <td>${when(entry.createdAt)}</td>
-        <td>${when(entry.lastSeenAt)}</td>
-        <td>${when(entry.expiresAt)}</td>
-        <td><form method="post" action="/sessions/${entry.id}/revoke">${csrfField(csrfToken)}<button type="submit">Revoke</button></form></td>
+        <td data-label="Browser"><span>${entry.id === session.id ? html`<strong>this browser</strong>` : ""} <span class="muted">${entry.userAgent ?? "unknown browser"}</span></span></td>
+        <td data-label="Signed in">${when(entry.createdAt)}</td>
+        <td data-label="Last seen">${when(entry.lastSeenAt)}</td>
+        <td data-label="Expires">${when(entry.expiresAt)}</td>
+        <td class="actions-cell"><form method="post" action="/sessions/${entry.id}/revoke">${csrfField(csrfToken)}<button type="submit">Revoke</button></form></td>
       </tr>`,
     );
     sendPage(request, response, {
       title: "Sessions",
       csrfToken,
       body: html`<p>Browsers signed in as <strong>${session.email}</strong>. Revoke any you do not recognize.</p>
-        <div class="table-scroll" tabindex="0" role="region" aria-label="Your sessions"><table><thead><tr><th>Browser</th><th>Signed in</th><th>Last seen</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Your sessions"><table class="middle stacked"><thead><tr><th>Browser</th><th>Signed in</th><th>Last seen</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>${rows}</tbody></table></div>`,
     });
   });

@@ -1,6 +1,7 @@
 import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
+import type { LoginTables } from "../login/login-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
@@ -13,9 +14,11 @@ export interface DatabaseSchema
   extends PlaygroundTables,
     BillingTables,
     UsageTables,
-    EvaluationTables {
+    EvaluationTables,
+    LoginTables {
   accounts: AccountsTable;
   personas: PersonasTable;
+  persona_versions: PersonaVersionsTable;
   api_keys: ApiKeysTable;
 }
 
@@ -53,6 +56,33 @@ export interface PersonasTable {
   updated_at: string;
   /** Price per request in micro-units when the persona is self-serve (x402), else null. */
   self_serve_price_micros: number | null;
+  /** The version answering requests (migration 0010); name, traits and route are its copy. */
+  live_version: Generated<number>;
+}
+
+/**
+ * One immutable version of a persona's name, traits and route (migration
+ * 0010, personas/persona-store.ts); only `promoted_at` is set later, once,
+ * when a draft first goes live.
+ */
+export interface PersonaVersionsTable {
+  persona_id: string;
+  /** 1, 2, 3 … per persona. */
+  version: number;
+  name: string;
+  /** The traits as JSON text, as in `personas.traits`. */
+  traits: string;
+  /** The ordered route targets as JSON (never null, unlike `personas.route`). */
+  route: string;
+  /** The operator's note (`--note`). */
+  note: string | null;
+  /** JSON array of what differs from the version live when this one was made. */
+  changes: string;
+  created_at: string;
+  /** Who made it (the operator's login name for persona-admin), when known. */
+  created_by: string | null;
+  /** When it first went live; null for a draft that never served. */
+  promoted_at: string | null;
 }
 
 export interface ApiKeysTable {

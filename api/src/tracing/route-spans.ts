@@ -36,18 +36,9 @@ import type { Tracing } from "./tracing.js";
 /** Name of the span of one attempt on one target of a persona's route. */
 export const ROUTE_ATTEMPT_SPAN = "route attempt";
 
-/**
- * The persona attributes of a span: `persona.id`, and `persona.version`
- * when the persona carries a version (a number or string field `version`).
- */
+/** The persona attributes of a span: `persona.id` and `persona.version` (the version that answers, issue 25). */
 export function personaAttributes(persona: Persona): Attributes {
-  const version = (persona as Persona & { version?: unknown }).version;
-  return {
-    [ATTR_PERSONA_ID]: persona.id,
-    ...(typeof version === "number" || typeof version === "string"
-      ? { [ATTR_PERSONA_VERSION]: version }
-      : {}),
-  };
+  return { [ATTR_PERSONA_ID]: persona.id, [ATTR_PERSONA_VERSION]: persona.version };
 }
 
 /**

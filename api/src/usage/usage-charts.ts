@@ -1,6 +1,7 @@
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
 import { html, SafeHtml } from "../pages/html.js";
+import { formatCount } from "../pages/number-format.js";
 
 /**
  * Charts of the `/usage` page, drawn on the server as SVG by Observable
@@ -88,12 +89,38 @@ interface Point {
 /**
  * The one drawing of each chart. Phones get the same SVG in a region that
  * scrolls sideways (CSS keeps it at least 36rem wide, so its text stays
- * legible) rather than a second drawing: drawing is most of the page's time.
+ * legible) rather than a second drawing: drawing is most of the page's
+ * time. That region opens at its right end (the latest day, CSS
+ * `direction: rtl` on the scroller), so the vertical axis is drawn on the
+ * right, beside the latest day, where a phone shows it first.
  */
 const SIZE = { width: 760, height: 280, ticks: 8, fontSize: "12px", radius: 3 } as const;
 
-/** Draws a chart: Plot's legend (when it has one) and the labelled SVG. */
-function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string {
+/**
+ * Dash patterns of the lines, one per series in order (SVG
+ * `stroke-dasharray`; `undefined` is solid): lines that run on top of each
+ * other (two series at zero) stay told apart, besides their colour and symbol.
+ */
+export const DASH_PATTERNS: ReadonlyArray<string | undefined> = [
+  undefined,
+  "7 4",
+  "2 3",
+  "10 3 2 3",
+  "4 4",
+  "1 5",
+];
+
+/** Sum of a series' values (drawing order: smaller totals, e.g. a line at zero, beneath). */
+function totalOf(series: ChartSeries): number {
+  return series.values.reduce((sum, value) => sum + value, 0);
+}
+
+/** Draws a chart: Plot's legend (`""` when it has none) and the labelled SVG, as markup. */
+function drawPlot(
+  chart: LineChart,
+  points: Point[],
+  size: typeof SIZE,
+): { legend: string; svg: string } {
   const names = chart.series.map((entry) => entry.name);
   const title = (point: Point) =>
     `${point.series} · ${point.dayText}: ${chart.format(point.value)}`;
@@ -101,9 +128,31 @@ function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string 
   if (chart.area === true) {
     marks.push(Plot.areaY(points, { x: "day", y: "drawn", fill: "series", fillOpacity: 0.15 }));
   }
+  // One line mark per series, each with its own dash; the smallest totals
+  // first, so a line at zero lies beneath one that rises from it.
+  const drawingOrder = chart.series
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => totalOf(a.entry) - totalOf(b.entry) || a.index - b.index);
+  for (const { entry, index } of drawingOrder) {
+    const dash = DASH_PATTERNS[index % DASH_PATTERNS.length];
+    marks.push(
+      Plot.lineY(
+        points.filter((point) => point.series === entry.name),
+        {
+          x: "day",
+          y: "drawn",
+          stroke: "series",
+          strokeWidth: 2,
+          ...(dash === undefined ? {} : { strokeDasharray: dash }),
+        },
+      ),
+    );
+  }
+  const symbolsInOrder = drawingOrder.flatMap(({ entry }) =>
+    points.filter((point) => point.series === entry.name),
+  );
   marks.push(
-    Plot.lineY(points, { x: "day", y: "drawn", stroke: "series", z: "series", strokeWidth: 2 }),
-    Plot.dot(points, {
+    Plot.dot(symbolsInOrder, {
       x: "day",
       y: "drawn",
       stroke: "series",
@@ -118,11 +167,19 @@ function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string 
     document,
     width: size.width,
     height: size.height,
-    marginLeft: 64,
-    marginRight: 16,
+    marginLeft: 16,
+    marginRight: 64,
     style: { background: "transparent", fontSize: size.fontSize },
     x: { type: "utc", label: null, ticks: size.ticks },
-    y: { grid: true, label: chart.unit, zero: true, nice: true, ticks: 5 },
+    y: {
+      axis: "right",
+      grid: true,
+      label: chart.unit,
+      zero: true,
+      nice: true,
+      ticks: 5,
+      tickFormat: (value: number) => formatAxisNumber(value),
+    },
     color: { domain: names, scheme: "observable10" },
     symbol: { domain: names, legend: names.length > 1 },
     marks,
@@ -141,7 +198,18 @@ function drawPlot(chart: LineChart, points: Point[], size: typeof SIZE): string 
   svg?.setAttribute("aria-label", chart.title);
   svg?.setAttribute("aria-describedby", `${chart.id}-summary`);
   svg?.setAttribute("class", `${svg.getAttribute("class") ?? ""} plot`.trim());
-  return plot.tagName.toLowerCase() === "svg" ? plot.outerHTML : plot.innerHTML;
+  if (svg === undefined || svg === plot) return { legend: "", svg: plot.outerHTML };
+  // The legend stays outside the region that scrolls, so it is always in view.
+  const legend = [...plot.children]
+    .filter((child) => child !== svg)
+    .map((child) => child.outerHTML)
+    .join("");
+  return { legend, svg: svg.outerHTML };
+}
+
+/** Axis ticks: whole numbers grouped like every figure of the pages, fractions as they come. */
+function formatAxisNumber(value: number): string {
+  return Number.isInteger(value) ? formatCount(value) : String(value);
 }
 
 /**
@@ -160,9 +228,12 @@ export function renderLineChart(chart: LineChart): SafeHtml {
       drawn: (entry.values[index] ?? 0) / scale,
     })),
   );
+  const drawing = drawPlot(chart, points, SIZE);
   return html`<figure class="chart" data-chart="${chart.id}">
     <figcaption>${chart.title}</figcaption>
-    <div class="chart-scroll" tabindex="0" role="group" aria-label="${chart.title} (scrolls sideways on narrow screens)">${new SafeHtml(drawPlot(chart, points, SIZE))}</div>
+    ${drawing.legend === "" ? "" : html`<div class="chart-legend">${new SafeHtml(drawing.legend)}</div>`}
+    <div class="chart-scroll" tabindex="0" role="group" aria-label="${chart.title} (opens at the latest day; scrolls sideways to earlier days on narrow screens)"><div class="chart-canvas">${new SafeHtml(drawing.svg)}</div></div>
+    <p class="scroll-hint muted" aria-hidden="true">← Scroll for earlier days</p>
     <p class="chart-summary muted" id="${chart.id}-summary">${summary}</p>
   </figure>`;
 }

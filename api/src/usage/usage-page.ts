@@ -1,5 +1,7 @@
-import { formatMoney, MICROS_PER_UNIT } from "../billing/money.js";
+import { MICROS_PER_UNIT } from "../billing/money.js";
 import { html, type SafeHtml } from "../pages/html.js";
+import { formatAmount, formatCount, formatQuantity } from "../pages/number-format.js";
+import { describeReset } from "./reset-time.js";
 import { type ChartSeries, limitSeries, renderLineChart } from "./usage-charts.js";
 import type { KeyWindows } from "./usage-limits.js";
 import type { UsageDayLine, UsageSummary } from "./usage-summary.js";
@@ -55,14 +57,10 @@ function personaKey(summary: UsageSummary): (line: UsageDayLine) => string {
   };
 }
 
-function plural(count: number, one: string, many: string): string {
-  return `${count.toLocaleString("en-US")} ${count === 1 ? one : many}`;
-}
-
 /** The five charts: requests and spend, by persona and by endpoint, and the balance. */
 function charts(summary: UsageSummary): SafeHtml {
-  const requests = (value: number) => plural(value, "request", "requests");
-  const money = (value: number) => `${formatMoney(Math.round(value))} ${summary.currency}`;
+  const requests = (value: number) => formatQuantity(value, "request", "requests");
+  const money = (value: number) => `${formatAmount(Math.round(value))} ${summary.currency}`;
   const byPersona = personaKey(summary);
   const byEndpoint = (line: UsageDayLine) => `/${line.endpoint}`;
   const common = { days: summary.days };
@@ -116,16 +114,6 @@ function charts(summary: UsageSummary): SafeHtml {
   </div>`;
 }
 
-function resetText(resetSeconds: number, now: number): string {
-  const at = new Date(resetSeconds * 1000).toISOString().slice(0, 16).replace("T", " ");
-  const minutes = Math.max(0, Math.ceil((resetSeconds * 1000 - now) / 60_000));
-  const wait =
-    minutes < 60
-      ? plural(minutes, "minute", "minutes")
-      : plural(Math.ceil(minutes / 60), "hour", "hours");
-  return `${at} UTC (in ${wait})`;
-}
-
 /** The rate-limit windows of each active key: used of limit with a bar, and when each resets. */
 function limitsSection(keys: KeyWindows[], now: number): SafeHtml {
   if (keys.length === 0) {
@@ -135,14 +123,14 @@ function limitsSection(keys: KeyWindows[], now: number): SafeHtml {
     key.windows.map(
       (window, index) => html`<tr>
         ${index === 0 ? html`<th scope="rowgroup" rowspan="${key.windows.length}">${key.name}<br><code>${key.masked}</code></th>` : ""}
-        <td>per ${window.window}</td>
-        <td class="number">${window.used.toLocaleString("en-US")} of ${window.limit.toLocaleString("en-US")}</td>
+        <td data-label="Window">per ${window.window}</td>
+        <td class="number" data-label="Used">${formatCount(window.used)} of ${formatCount(window.limit)}</td>
         <td class="meter-cell"><span class="meter${window.used >= window.limit ? " full" : ""}" aria-hidden="true"><span style="width:${Math.min(100, Math.round((window.used / window.limit) * 100))}%"></span></span></td>
-        <td>${resetText(window.reset, now)}</td>
+        <td class="reset" data-label="Resets"><time datetime="${new Date(window.reset * 1000).toISOString()}">${describeReset(window.reset, now)}</time></td>
       </tr>`,
     ),
   );
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rate limits of each key"><table class="limits stacked">
     <caption class="visually-hidden">Rate-limit windows of each active key</caption>
     <thead><tr><th scope="col">Key</th><th scope="col">Window</th><th scope="col" class="number">Used</th><th scope="col"><span class="visually-hidden">Share used</span></th><th scope="col">Resets</th></tr></thead>
     <tbody>${rows}</tbody>
@@ -162,45 +150,121 @@ function usageTable(summary: UsageSummary): SafeHtml {
   );
   const rows = ordered.map(
     (line) => html`<tr>
-      <td class="day">${line.day}</td>
-      <td>${personaLabel(summary, line.personaId)}</td>
-      <td>/${line.endpoint}</td>
-      <td class="number">${line.requests}</td>
-      <td class="number">${line.served}</td>
-      <td class="number">${line.inputTokens}</td>
-      <td class="number">${line.outputTokens}</td>
-      <td class="number">${formatMoney(line.costMicros)}</td>
+      <td class="day" data-label="Day (UTC)">${line.day}</td>
+      <td data-label="Persona">${personaLabel(summary, line.personaId)}</td>
+      <td data-label="Endpoint">/${line.endpoint}</td>
+      <td class="number" data-label="Requests">${formatCount(line.requests)}</td>
+      <td class="number" data-label="Served">${formatCount(line.served)}</td>
+      <td class="number" data-label="Input tokens">${formatCount(line.inputTokens)}</td>
+      <td class="number" data-label="Output tokens">${formatCount(line.outputTokens)}</td>
+      <td class="number" data-label="Spend (${summary.currency})">${formatAmount(line.costMicros)}</td>
     </tr>`,
   );
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Figures per day, persona and endpoint"><table id="usage-table" class="figures">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Figures per day, persona and endpoint"><table id="usage-table" class="figures stacked">
     <caption class="visually-hidden">Requests and spend per day, persona and endpoint, newest day first, then by persona name</caption>
     <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Persona</th><th scope="col">Endpoint</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Input tokens</th><th scope="col" class="number">Output tokens</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`;
 }
 
+/** A persona of the account with the version that answers its requests (issue 25). */
+export interface LivePersona {
+  id: string;
+  name: string;
+  version: number;
+  /** When this version went live (ISO 8601 UTC). */
+  since: string;
+  /** The operator's note on the version, if any. */
+  note: string | null;
+}
+
+/** Requests and spend of one persona version over the page's days (`/usage?by=version`). */
+export interface VersionUsage {
+  personaId: string | null;
+  /** null for requests recorded before versions (or refused before a persona was read). */
+  version: number | null;
+  requests: number;
+  served: number;
+  costMicros: number;
+}
+
+/** The account's personas, each with its live version, since when, and the operator's note. */
+function personasSection(personas: readonly LivePersona[]): SafeHtml {
+  if (personas.length === 0) return html`<p class="muted">No personas yet.</p>`;
+  const rows = personas.map(
+    (persona) => html`<tr>
+      <td data-label="Persona"><span>${persona.name}<br><code>${persona.id}</code></span></td>
+      <td class="number" data-label="Live version">${formatCount(persona.version)}</td>
+      <td data-label="Live since">${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
+      <td data-label="Note">${persona.note ?? ""}</td>
+    </tr>`,
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table" class="stacked">
+    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and the note on it</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Note</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
+/** Requests per persona version, or a link that asks for them. */
+function versionsSection(summary: UsageSummary, versions: readonly VersionUsage[] | undefined) {
+  if (versions === undefined) {
+    return html`<p><a class="button button-quiet" href="/usage?by=version#by-version">Split by persona version</a></p>`;
+  }
+  if (versions.length === 0) {
+    return html`<p class="muted">No requests in the last ${summary.days.length} days.</p>`;
+  }
+  const rows = versions.map(
+    (line) => html`<tr>
+      <td data-label="Persona">${personaLabel(summary, line.personaId)}</td>
+      <td class="number" data-label="Version">${line.version === null ? "–" : formatCount(line.version)}</td>
+      <td class="number" data-label="Requests">${formatCount(line.requests)}</td>
+      <td class="number" data-label="Served">${formatCount(line.served)}</td>
+      <td class="number" data-label="Spend (${summary.currency})">${formatAmount(line.costMicros)}</td>
+    </tr>`,
+  );
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Requests per persona version"><table id="version-table" class="figures stacked">
+    <caption class="visually-hidden">Requests and spend per persona version over the last ${summary.days.length} days</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Version</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Served</th><th scope="col" class="number">Spend (${summary.currency})</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
+}
+
 /**
- * The body of `/usage`: figures at a glance, the charts, the rate-limit
- * windows of each key and the table with its CSV download.
+ * The body of `/usage`: figures at a glance, the charts, the account's
+ * personas with their live versions, the rate-limit windows of each key,
+ * the table with its CSV download, and requests per persona version when
+ * asked for (`versions`).
  */
-export function usagePageBody(summary: UsageSummary, keys: KeyWindows[], now: number): SafeHtml {
+export function usagePageBody(
+  summary: UsageSummary,
+  keys: KeyWindows[],
+  now: number,
+  personas: readonly LivePersona[] = [],
+  versions?: readonly VersionUsage[],
+): SafeHtml {
   const totalRequests = summary.lines.reduce((sum, line) => sum + line.requests, 0);
   const totalSpend = summary.lines.reduce((sum, line) => sum + line.costMicros, 0);
   const first = summary.days[0] ?? "";
   const last = summary.days.at(-1) ?? "";
   return html`<p class="lead">Your account's requests, spend, balance and rate limits over the last ${summary.days.length} days (${first} to ${last}, UTC).</p>
     <dl class="stats">
-      <div class="stat"><dt>Balance now</dt><dd id="balance-now">${formatMoney(summary.balanceMicros)} ${summary.currency}</dd></div>
-      <div class="stat"><dt>Held by requests in flight</dt><dd>${formatMoney(summary.reservedMicros)} ${summary.currency}</dd></div>
-      <div class="stat"><dt>Requests, ${summary.days.length} days</dt><dd id="requests-total">${totalRequests.toLocaleString("en-US")}</dd></div>
-      <div class="stat"><dt>Spend, ${summary.days.length} days</dt><dd id="spend-total">${formatMoney(totalSpend)} ${summary.currency}</dd></div>
+      <div class="stat"><dt>Balance now</dt><dd id="balance-now">${formatAmount(summary.balanceMicros)} ${summary.currency}</dd></div>
+      <div class="stat"><dt>Held by requests in flight</dt><dd>${formatAmount(summary.reservedMicros)} ${summary.currency}</dd></div>
+      <div class="stat"><dt>Requests, ${summary.days.length} days</dt><dd id="requests-total">${formatCount(totalRequests)}</dd></div>
+      <div class="stat"><dt>Spend, ${summary.days.length} days</dt><dd id="spend-total">${formatAmount(totalSpend)} ${summary.currency}</dd></div>
     </dl>
     <h2>Charts</h2>
-    <p class="muted">Each line has its own symbol as well as its colour; hover a point for its figure. The <a href="#figures">table below</a> lists every figure.</p>
+    <p class="muted">Each line has its own symbol and dash as well as its colour; hover a point for its figure. On a narrow screen each chart opens at the latest day and scrolls back. The <a href="#figures">table below</a> lists every figure.</p>
     ${charts(summary)}
+    <h2 id="personas">Your personas</h2>
+    <p class="muted">Personas are refined in versions; the live version answers your requests and each response names it in its <code>Persona-Version</code> header.</p>
+    ${personasSection(personas)}
     <h2 id="limits">Rate limits now</h2>
     ${limitsSection(keys, now)}
     <h2 id="figures">Figures</h2>
     <p><a class="button button-quiet" href="/usage.csv" download>Download CSV</a></p>
-    ${usageTable(summary)}`;
+    ${usageTable(summary)}
+    <h2 id="by-version">By persona version</h2>
+    ${versionsSection(summary, versions)}`;
 }

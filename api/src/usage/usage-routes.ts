@@ -5,7 +5,8 @@ import { requireSession } from "../pages/require-session.js";
 import type { WebSupport } from "../pages/web-support.js";
 import { usageCsv } from "./usage-csv.js";
 import { readKeyWindows } from "./usage-limits.js";
-import { readUsageSummary } from "./usage-summary.js";
+import type { VersionUsage } from "./usage-page.js";
+import { periodDays, readUsageSummary, utcDay } from "./usage-summary.js";
 
 /**
  * The signed-in customer's usage (issue 17; not in the spec, documented in
@@ -25,6 +26,42 @@ function loadPageModule(): Promise<typeof import("./usage-page.js")> {
   return pageModule;
 }
 
+/**
+ * Requests and spend per persona version over the page's days, summed from
+ * the usage rows (the daily totals carry no version): read only when the
+ * customer asks for the split (`/usage?by=version`).
+ */
+async function readVersionUsage(
+  services: WebSupport["services"],
+  accountId: string,
+  now: number,
+): Promise<VersionUsage[]> {
+  const lines = await services.billing.usage.report({
+    accountId,
+    from: periodDays(now)[0] ?? utcDay(now),
+    byVersion: true,
+  });
+  const sums = new Map<string, VersionUsage>();
+  for (const line of lines) {
+    const key = `${line.personaId ?? ""}#${line.personaVersion ?? ""}`;
+    const sum = sums.get(key) ?? {
+      personaId: line.personaId,
+      version: line.personaVersion ?? null,
+      requests: 0,
+      served: 0,
+      costMicros: 0,
+    };
+    sum.requests += line.requests;
+    sum.served += line.served;
+    sum.costMicros += line.costMicros;
+    sums.set(key, sum);
+  }
+  return [...sums.values()].sort(
+    (a, b) =>
+      (a.personaId ?? "").localeCompare(b.personaId ?? "") || (a.version ?? 0) - (b.version ?? 0),
+  );
+}
+
 export function createUsageRouter(web: WebSupport): Router {
   const { services } = web;
   const router = Router();
@@ -33,16 +70,31 @@ export function createUsageRouter(web: WebSupport): Router {
     const session = requireSession(request, response);
     if (session === undefined) return;
     const now = Date.now();
-    const [{ usagePageBody }, summary, keys] = await Promise.all([
+    const byVersion = request.query.by === "version";
+    const [{ usagePageBody }, summary, keys, personas, versions] = await Promise.all([
       loadPageModule(),
       readUsageSummary(services.database, session.accountId, now),
       readKeyWindows(services.database, services.billing.rateLimiter, session.accountId, now),
+      services.personas.listWithLiveVersion(session.accountId),
+      byVersion ? readVersionUsage(services, session.accountId, now) : undefined,
     ]);
     if (summary === undefined) throw new PageError(404, "Your account no longer exists.");
     sendPage(request, response, {
       title: "Usage",
       csrfToken: web.csrfToken(request, response),
-      body: usagePageBody(summary, keys, now),
+      body: usagePageBody(
+        summary,
+        keys,
+        now,
+        personas.map(({ persona, live }) => ({
+          id: persona.id,
+          name: persona.name,
+          version: live.version,
+          since: live.promotedAt ?? live.createdAt,
+          note: live.note,
+        })),
+        versions,
+      ),
     });
   });
 

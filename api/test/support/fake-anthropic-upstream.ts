@@ -19,6 +19,7 @@ export interface MessagesRequest {
     model: string;
     max_tokens: number;
     system?: string;
+    temperature?: number;
     messages: Array<{ role: "user" | "assistant"; content: string }>;
   };
   /** The key the SDK sent: its `x-api-key` header, or the token of `Authorization: Bearer`. */
@@ -28,7 +29,8 @@ export interface MessagesRequest {
 
 /**
  * A fake upstream speaking Anthropic's Messages API (`POST /v1/messages`)
- * over real HTTP on a loopback port: a test double for the Anthropic
+ * over real HTTP on a loopback port, refusing (400 `invalid_request_error`)
+ * turns that do not start with the user or do not alternate, as the API does: a test double for the Anthropic
  * provider, driven through the official `@anthropic-ai/sdk` as production
  * code drives the real API.
  */
@@ -66,6 +68,18 @@ export async function startFakeAnthropicUpstream(): Promise<FakeAnthropicUpstrea
         "",
       anthropicVersion: String(request.headers["anthropic-version"] ?? ""),
     });
+    // The real API's rules of the turns: a user turn first, roles alternating.
+    const roles = body.messages.map((message) => message.role);
+    const problem =
+      roles[0] !== "user"
+        ? 'messages: first message must use the "user" role'
+        : roles.some((role, index) => index > 0 && role === roles[index - 1])
+          ? 'messages: roles must alternate between "user" and "assistant"'
+          : undefined;
+    if (problem !== undefined) {
+      send(400, { type: "error", error: { type: "invalid_request_error", message: problem } });
+      return;
+    }
     const behaviour = upstream.behaviour;
     if (behaviour.kind === "hang") return;
     if (behaviour.kind === "error") {

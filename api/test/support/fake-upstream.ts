@@ -3,6 +3,11 @@ import { startLoopbackServer } from "./loopback-server.js";
 /** What the fake upstream does with the next chat completion request. */
 export type UpstreamBehaviour =
   | { kind: "reply"; text: string; delayMs?: number }
+  /**
+   * A deterministic model: the same request gives the same text, which
+   * names the request's `seed` and `temperature` (or says there were none).
+   */
+  | { kind: "deterministic" }
   | { kind: "status"; status: number; headers?: Record<string, string> }
   | { kind: "hang" }
   /** Closes the connection without answering (the client sees a reset). */
@@ -20,7 +25,12 @@ export interface FakeUpstream {
   /** Base URL including `/v1`, as the provider expects. */
   baseUrl: string;
   /** Bodies of the requests received, in order. */
-  requests: Array<{ model: string; messages: Array<{ role: string; content: string }> }>;
+  requests: Array<{
+    model: string;
+    messages: Array<{ role: string; content: string }>;
+    temperature?: number;
+    seed?: number;
+  }>;
   /** Authorization headers received, to check the upstream key is sent. */
   authorizations: string[];
   /** W3C `traceparent` headers received ("" when absent), to check traces reach the upstream. */
@@ -43,7 +53,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     close: async () => {},
   };
   const server = await startLoopbackServer((request, raw, response) => {
-    upstream.requests.push(JSON.parse(raw));
+    const body = JSON.parse(raw) as FakeUpstream["requests"][number];
+    upstream.requests.push(body);
     upstream.authorizations.push(request.headers.authorization ?? "");
     const traceparent = request.headers.traceparent;
     upstream.traceparents.push(typeof traceparent === "string" ? traceparent : "");
@@ -92,6 +103,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       );
       return;
     }
+    const text =
+      behaviour.kind === "deterministic"
+        ? `A reply sampled with seed ${body.seed ?? "none"} at temperature ${body.temperature ?? "default"}.`
+        : behaviour.text;
     const answer = () => {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(
@@ -103,7 +118,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
           choices: [
             {
               index: 0,
-              message: { role: "assistant", content: behaviour.text },
+              message: { role: "assistant", content: text },
               finish_reason: "stop",
             },
           ],
@@ -112,7 +127,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       );
     };
     // A slow upstream keeps requests in flight (crash tests).
-    if (behaviour.delayMs === undefined) answer();
+    if (behaviour.kind === "deterministic" || behaviour.delayMs === undefined) answer();
     else setTimeout(answer, behaviour.delayMs);
   });
   upstream.baseUrl = `${server.origin}/v1`;

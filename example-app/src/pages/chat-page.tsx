@@ -1,7 +1,6 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import type { ChatResponse } from "../../server/route-types.js";
 import { ApiError, postJson } from "../api-client.js";
-import { ChunkBubbles } from "../components/chunk-bubbles.js";
 import { ErrorNotice } from "../components/error-notice.js";
 import { PersonaIdField, personaIdOf } from "../components/persona-id-field.js";
 import { PageHeading } from "../page-heading.js";
@@ -11,14 +10,13 @@ interface Turn {
   id: number;
   role: "user" | "assistant";
   content: string;
-  /** The reply's chunks, shown as separate bubbles (the user's turn is one chunk). */
-  chunks: string[];
 }
 
 /**
  * `/chat` — a conversation. The browser keeps the history and sends all of
- * it with every message to `POST /api/chat`; the reply's chunks arrive as
- * separate bubbles. A failed message can be sent again or discarded.
+ * it with every message to `POST /api/chat`; each reply is one bubble (its
+ * chunks are pieces of one message here, not separate messages: see the
+ * README). A failed message can be sent again or discarded.
  */
 export function ChatPage() {
   const messageId = useId();
@@ -50,10 +48,7 @@ export function ChatPage() {
       .then((answer) => {
         if (current.signal.aborted) return;
         const id = nextId.current++;
-        setTurns([
-          ...history,
-          { id, role: "assistant", content: answer.reply, chunks: answer.chunks },
-        ]);
+        setTurns([...history, { id, role: "assistant", content: answer.reply }]);
       })
       .catch((caught: unknown) => {
         if (current.signal.aborted) return;
@@ -72,10 +67,7 @@ export function ChatPage() {
     event?.preventDefault();
     const content = draft.trim();
     if (pending || content === "") return;
-    const history: Turn[] = [
-      ...turns,
-      { id: nextId.current++, role: "user", content, chunks: [content] },
-    ];
+    const history: Turn[] = [...turns, { id: nextId.current++, role: "user", content }];
     setTurns(history);
     setDraft("");
     request(history);
@@ -106,7 +98,6 @@ export function ChatPage() {
     composer.current?.focus();
   };
 
-  const lastId = turns.at(-1)?.id;
   return (
     <>
       <PageHeading>Chat</PageHeading>
@@ -116,33 +107,36 @@ export function ChatPage() {
         completions-style endpoint as <code>messages</code>.
       </p>
       <div className="card chat">
-        <ol
-          className="bubbles conversation"
-          role="log"
-          aria-live="polite"
-          aria-label="Conversation"
-        >
-          {turns.length === 0 ? <li className="empty">No messages yet. Say hello below.</li> : null}
-          {turns.map((turn) => (
-            <ChunkBubbles
-              key={turn.id}
-              chunks={turn.chunks}
-              from={turn.role === "user" ? "user" : "persona"}
-              speaker={turn.role === "user" ? "You:" : "Persona:"}
-              reveal={turn.role === "assistant" && turn.id === lastId}
-            />
-          ))}
-          {pending ? (
-            <li className="bubble from-persona typing">
-              <span className="visually-hidden">The persona is replying…</span>
-              <span className="dots" aria-hidden="true">
-                <span />
-                <span />
-                <span />
-              </span>
-            </li>
-          ) : null}
-        </ol>
+        {/* The log role sits on a wrapper: on the list itself it would take away the list
+            role its items need (axe "listitem"). */}
+        <div role="log" aria-live="polite" aria-label="Conversation">
+          <ol className="bubbles conversation">
+            {turns.length === 0 ? (
+              <li className="empty">No messages yet. Say hello below.</li>
+            ) : null}
+            {turns.map((turn) => (
+              <li
+                key={turn.id}
+                className={`bubble from-${turn.role === "user" ? "user" : "persona"}`}
+              >
+                <span className="visually-hidden">
+                  {turn.role === "user" ? "You:" : "Persona:"}{" "}
+                </span>
+                {turn.content}
+              </li>
+            ))}
+            {pending ? (
+              <li className="bubble from-persona typing">
+                <span className="visually-hidden">The persona is replying…</span>
+                <span className="dots" aria-hidden="true">
+                  <span />
+                  <span />
+                  <span />
+                </span>
+              </li>
+            ) : null}
+          </ol>
+        </div>
         <div ref={logEnd} />
         {error === null ? null : (
           <ErrorNotice

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toAnthropicPrompt } from "./anthropic-messages.js";
+import { OPENING_ASSISTANT_LABEL, toAnthropicPrompt } from "./anthropic-messages.js";
 
 describe("toAnthropicPrompt", () => {
   it("puts the persona prompt and client context in `system`, in order", () => {
@@ -30,13 +30,28 @@ describe("toAnthropicPrompt", () => {
       { role: "system", content: "context between two user turns" },
       { role: "user", content: "U2" },
     ]);
-    expect(prompt.messages).toEqual([
-      { role: "assistant", content: "A1\n\nA2" },
-      { role: "user", content: "U1\n\nU2" },
-    ]);
+    expect(prompt.messages).toEqual([{ role: "user", content: "U1\n\nU2" }]);
     for (let index = 1; index < prompt.messages.length; index++) {
       expect(prompt.messages[index]?.role).not.toBe(prompt.messages[index - 1]?.role);
     }
+  });
+
+  it("folds an opening assistant turn into `system`, so the turns start with the user and alternate", () => {
+    const prompt = toAnthropicPrompt([
+      { role: "system", content: "You are Juniper." },
+      { role: "assistant", content: "Welcome!" },
+      { role: "assistant", content: "Ask me about seeds." },
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: "Hello!" },
+      { role: "user", content: "What should I sow?" },
+    ]);
+    expect(prompt.system).toBe(
+      `You are Juniper.\n\n${OPENING_ASSISTANT_LABEL}\n\nWelcome!\n\nAsk me about seeds.`,
+    );
+    expect(prompt.messages.map((turn) => turn.role)).toEqual(["user", "assistant", "user"]);
+    expect(prompt.messages[0]).toEqual({ role: "user", content: "Hi" });
+    // A later assistant turn stays a turn.
+    expect(prompt.messages[1]).toEqual({ role: "assistant", content: "Hello!" });
   });
 
   it("leaves the caller's messages untouched", () => {

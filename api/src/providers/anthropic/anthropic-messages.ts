@@ -12,6 +12,10 @@ export interface AnthropicPrompt {
   messages: AnthropicTurn[];
 }
 
+/** Introduces, in `system`, an assistant turn that opened the conversation before any user turn. */
+export const OPENING_ASSISTANT_LABEL =
+  "The conversation opened with this message from you (the assistant), before the user's first message:";
+
 /**
  * Maps the engine's prompt to the Anthropic Messages API: every `system`
  * message — the compiled persona prompt first, then the client's labelled
@@ -20,6 +24,15 @@ export interface AnthropicPrompt {
  * turns; user and assistant messages become turns in order, consecutive
  * turns of one role merged into one (separated by a blank line) so that the
  * turns alternate as the API expects.
+ *
+ * The Messages API's turns start with a user turn, while a history here may
+ * open with the assistant (spec §4.1: only the last message must be the
+ * user's) — a greeting the application showed first. Such an opening
+ * assistant turn is folded into `system`, last, as labelled context
+ * ({@link OPENING_ASSISTANT_LABEL}) rather than answered by a made-up user
+ * turn: an invented user message would put words in the person's mouth that
+ * the model may reply to, whereas context keeps what the assistant said
+ * without a turn nobody wrote (issue 29).
  *
  * @example
  * toAnthropicPrompt([
@@ -44,5 +57,7 @@ export function toAnthropicPrompt(messages: readonly ProviderMessage[]): Anthrop
       turns.push({ role: message.role, content: message.content });
     }
   }
+  const opening = turns[0]?.role === "assistant" ? turns.shift() : undefined;
+  if (opening !== undefined) system.push(`${OPENING_ASSISTANT_LABEL}\n\n${opening.content}`);
   return { system: system.join("\n\n"), messages: turns };
 }

@@ -18,7 +18,8 @@ import { toAnthropicPrompt } from "./anthropic-messages.js";
  * {@link toAnthropicPrompt}), `max_tokens` is the upstream's
  * `maxOutputTokens`, and the usage of the answer is reported for billing
  * (input tokens including any cache reads and writes). Each candidate is its
- * own call, made in parallel ({@link callPerCandidate}).
+ * own call, made in parallel ({@link callPerCandidate}), with a temperature
+ * of its own when there are several.
  *
  * @throws {ProviderError} the SDK's errors mapped by status: 529 overloaded,
  *   5xx, 429, 401/403/404, timeouts and connection errors are `upstream` or
@@ -46,17 +47,22 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
       const { sdk, client } = await load();
       const prompt = toAnthropicPrompt(request.messages);
       try {
-        const answers = await callPerCandidate(request.candidates, request.signal, (signal) =>
-          client.messages.create(
-            {
-              model: request.model,
-              max_tokens: request.maxOutputTokens,
-              ...(prompt.system === "" ? {} : { system: prompt.system }),
-              messages: prompt.messages,
-            },
-            // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
-            { signal, headers: traceHeaders() },
-          ),
+        const answers = await callPerCandidate(
+          request.candidates,
+          request.signal,
+          (signal, sampling) =>
+            client.messages.create(
+              {
+                model: request.model,
+                max_tokens: request.maxOutputTokens,
+                ...(prompt.system === "" ? {} : { system: prompt.system }),
+                messages: prompt.messages,
+                // The Messages API has no seed: temperature alone varies the candidates.
+                ...(sampling === undefined ? {} : { temperature: sampling.temperature }),
+              },
+              // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
+              { signal, headers: traceHeaders() },
+            ),
         );
         let inputTokens = 0;
         let outputTokens = 0;

@@ -51,14 +51,20 @@ describe("readTurn", () => {
     expect(readTurn(traits, "What is the history of ancient Rome?")).toEqual({
       intent: "question",
       topic: "the history of ancient Rome",
+      subject: "Rome",
     });
-    expect(readTurn(traits, "Thanks for the tea")).toEqual({ intent: "thanks", topic: "" });
+    expect(readTurn(traits, "Thanks for the tea")).toEqual({
+      intent: "thanks",
+      topic: "",
+      subject: "",
+    });
   });
 
   it("takes the avoided topic as written by the operator, tidied", () => {
     expect(readTurn(traits, "any politics news?")).toEqual({
       intent: "avoided-topic",
       topic: "politics",
+      subject: "",
     });
   });
 });
@@ -181,6 +187,35 @@ describe("composeReply", () => {
     for (const reply of replies(traits, message, 10)) {
       expect(reply).toContain("the history of ancient Rome");
       expect(reply).not.toContain("eventually fall");
+    }
+  });
+
+  it("says the user's topic at most once and acknowledges the subject they name", () => {
+    const message = "I'm planning a weekend trip to Lisbon. Any tips on what to see?";
+    const occurrences = (text: string, phrase: string) => text.split(phrase).length - 1;
+    for (const verbosity of ["concise", "balanced", "elaborate"] as const) {
+      for (const questionFrequency of ["rarely", "sometimes", "often"] as const) {
+        const traits = makeTraits({ verbosity, questionFrequency });
+        for (const reply of replies(traits, message, 30)) {
+          expect(occurrences(reply, "planning a weekend trip"), reply).toBeLessThanOrEqual(1);
+          expect(occurrences(reply, "Lisbon"), reply).toBe(1);
+        }
+      }
+    }
+    // The same topic never comes back in a later sentence, whatever the input.
+    const chatty = makeTraits({ verbosity: "elaborate", questionFrequency: "often" });
+    for (const reply of replies(chatty, "How do I keep my tomatoes happy?", 30)) {
+      expect(occurrences(reply, "keeping your tomatoes happy"), reply).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("does not invent a subject or repeat one the topic already holds", () => {
+    const traits = makeTraits({ verbosity: "elaborate" });
+    for (const reply of replies(traits, "What is the history of ancient Rome?", 20)) {
+      expect(reply.split("Rome").length - 1, reply).toBe(1);
+    }
+    for (const reply of replies(traits, "how do tides work?", 20)) {
+      expect(reply).not.toMatch(/You mentioned|look anything up about/u);
     }
   });
 

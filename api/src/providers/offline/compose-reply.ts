@@ -6,10 +6,12 @@ import {
   ELABORATIONS,
   FOLLOW_UPS,
   ROLE_SENTENCES,
+  SUBJECT_SENTENCES,
   TOPIC_SENTENCES,
 } from "./reply-phrasebook.js";
 import { rolePhrase } from "./role-phrase.js";
 import type { SeededRandom } from "./seeded-random.js";
+import { extractSubject } from "./subject.js";
 import { extractTopic } from "./topic.js";
 import { applyFormality, capitalizeFirst, exclaim, finishSentence } from "./voice.js";
 import {
@@ -32,6 +34,8 @@ export interface Turn {
   intent: Intent;
   /** A short topic from the message, or the avoided topic for a decline; `""` when none. */
   topic: string;
+  /** The proper noun the message names ("Lisbon"), `""` when none (see {@link extractSubject}). */
+  subject: string;
 }
 
 /** What {@link composeReply} needs for one candidate. */
@@ -65,23 +69,30 @@ const HUMOUR_PROBABILITY = 0.6;
 const SIGNATURE_PROBABILITY = 0.5;
 
 /**
- * Reads the last user message: its intent (see {@link classifyIntent}) and a
- * short topic to reflect (see {@link extractTopic}); for a turn touching one
- * of the persona's `avoidTopics`, the topic is that avoided topic.
+ * Reads the last user message: its intent (see {@link classifyIntent}), a
+ * short topic to reflect (see {@link extractTopic}) and the subject it names
+ * (see {@link extractSubject}); for a turn touching one of the persona's
+ * `avoidTopics`, the topic is that avoided topic and there is no subject.
  *
  * @param traits - the persona's traits (for `avoidTopics`)
  * @param userText - the last user message, `""` when the history has none
  * @example
  * readTurn(traits, "What is the history of ancient Rome?");
- * // { intent: "question", topic: "the history of ancient Rome" }
+ * // { intent: "question", topic: "the history of ancient Rome", subject: "Rome" }
  */
 export function readTurn(traits: PersonaTraits, userText: string): Turn {
   const reading = classifyIntent(userText, traits.behaviouralGuidelines.avoidTopics);
   if (reading.intent === "avoided-topic") {
-    return { intent: reading.intent, topic: tidyAvoidedTopic(reading.avoidedTopic ?? "") };
+    return {
+      intent: reading.intent,
+      topic: tidyAvoidedTopic(reading.avoidedTopic ?? ""),
+      subject: "",
+    };
   }
-  const topic = TOPICAL_INTENTS.has(reading.intent) ? extractTopic(userText) : "";
-  return { intent: reading.intent, topic };
+  const topical = TOPICAL_INTENTS.has(reading.intent);
+  const topic = topical ? extractTopic(userText) : "";
+  const subject = topical ? extractSubject(userText) : "";
+  return { intent: reading.intent, topic, subject };
 }
 
 /**
@@ -90,8 +101,11 @@ export function readTurn(traits: PersonaTraits, userText: string): Turn {
  * polite decline naming the role); verbosity how many extra sentences follow
  * (concise none, balanced one, elaborate three; a greeting word and a
  * follow-up question may add one each); the other traits which ones and in
- * what words. Plain text, whole sentences, no quotes or role prefix.
- * Deterministic for a given `random` and `variant`.
+ * what words. The user's topic is said at most once (the core sentence
+ * carries it; later sentences take their topic-free forms), and a subject
+ * the message names that the topic lacks ("Lisbon") is acknowledged in a
+ * sentence of its own. Plain text, whole sentences, no quotes or role
+ * prefix. Deterministic for a given `random` and `variant`.
  *
  * @returns the reply text
  * @example
@@ -101,10 +115,11 @@ export function readTurn(traits: PersonaTraits, userText: string): Turn {
  */
 export function composeReply(options: ComposeReplyOptions): string {
   const { traits, turn, random, variant } = options;
-  const { intent, topic } = turn;
+  const { intent, topic, subject } = turn;
   const { personality, communicationStyle: style } = traits;
   const slots: TemplateSlots = {
     topic,
+    subject,
     role: rolePhrase(traits.behaviouralGuidelines.role),
     hello: random.pick(HELLO[style.formality]),
     goodbye: random.pick(GOODBYE[style.formality]),
@@ -129,7 +144,16 @@ export function composeReply(options: ComposeReplyOptions): string {
     random.chance(OPENER_PROBABILITY[personality.extraversion]);
   if (opens) sentences.push(make("{hello}.", 0, true));
   const cores = CORE_TEMPLATES[intent][topicKey];
-  sentences.push(make(at(cores, variant), 1, SOCIAL_INTENTS.has(intent)));
+  const core = at(cores, variant);
+  sentences.push(make(core, 1, SOCIAL_INTENTS.has(intent)));
+  // The topic is said once: when the core says it, nothing after repeats it.
+  const topicSaid = topic !== "" && core.includes("{topic}");
+  const afterTopicKey = topicSaid ? "withoutTopic" : topicKey;
+  // A named subject the topic does not already hold gets its own sentence
+  // (it does not take the room of the extras).
+  if (subject !== "" && !declining && !topic.includes(subject)) {
+    sentences.push(make(at(SUBJECT_SENTENCES, variant), 1.5));
+  }
 
   // Extras: the stance sentence first when there is room, the rest at random.
   const preferred: Sentence[] = [];
@@ -138,7 +162,11 @@ export function composeReply(options: ComposeReplyOptions): string {
   if (TOPICAL_INTENTS.has(intent) && stances.length > 0) {
     preferred.push(make(random.pick(stances), 2));
   }
-  if (topic !== "" && !declining) optional.push(make(random.pick(TOPIC_SENTENCES), 3));
+  if (topic !== "" && !declining) {
+    // Drawn even when unused, so the other choices stay those of the same seed.
+    const topicSentence = make(random.pick(TOPIC_SENTENCES), 3);
+    if (!topicSaid) optional.push(topicSentence);
+  }
   const elaborations = ELABORATIONS[intent];
   const firstElaboration = random.integer(0, elaborations.length - 1);
   const secondElaboration = firstElaboration + random.integer(1, elaborations.length - 1);
@@ -168,7 +196,7 @@ export function composeReply(options: ComposeReplyOptions): string {
   sentences.push(...chosen);
 
   if (random.chance(FOLLOW_UP_PROBABILITY[style.questionFrequency])) {
-    sentences.push(make(random.pick(FOLLOW_UPS[intent][topicKey]), 11));
+    sentences.push(make(random.pick(FOLLOW_UPS[intent][afterTopicKey]), 11));
   }
   return render(sentences, traits, random.chance(0.5));
 }

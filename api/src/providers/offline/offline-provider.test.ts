@@ -17,6 +17,7 @@ function makePersona(id = "7d3f1c8e-0000-4000-8000-000000000001"): Persona {
     }),
     personifyAccess: true,
     route: [{ upstream: "offline", model: "offline-composer-1" }],
+    version: 1,
     createdAt: "2026-01-01T00:00:00.000Z",
   };
 }

@@ -171,6 +171,19 @@ export const TOPIC_SENTENCES: readonly string[] = [
   "There is a lot to say about {topic}.",
 ];
 
+/**
+ * Sentences that acknowledge the subject a message names (a proper noun,
+ * `{subject}`) when the reply's topic does not already hold it. The offline
+ * engine knows nothing about the subject, and says so rather than inventing
+ * facts.
+ */
+export const SUBJECT_SENTENCES: readonly string[] = [
+  "You mentioned {subject}, and I will keep that in mind.",
+  "I cannot look anything up about {subject} from here, but I am happy to think it through with you.",
+  "{subject} is a good thing to focus on, so tell me what matters most to you about it.",
+  "With {subject} in mind, it helps to start from what you already know.",
+];
+
 /** Sentences that name the persona's role, outside of declines. */
 export const ROLE_SENTENCES: readonly string[] = [
   "As {role}, I am here whenever you need me.",

@@ -7,7 +7,7 @@ import {
   type ProviderResult,
   type UpstreamConnection,
 } from "../model-provider.js";
-import { callPerCandidate } from "../parallel-candidates.js";
+import { type CandidateSampling, callPerCandidate } from "../parallel-candidates.js";
 import { providerErrorFromStatus } from "../upstream-failure.js";
 import { type ChatCompletion, chatCompletionSchema } from "./chat-completion.js";
 
@@ -55,7 +55,8 @@ function providerErrorFromTransport(error: unknown): unknown {
  * of the fields used. (The official `openai` SDK did the same at about six
  * times the CPU per call: docs/BENCHMARKS.md.) Each candidate is its own
  * call, made in parallel ({@link callPerCandidate}), because many compatible
- * servers ignore `n`.
+ * servers ignore `n`; when there are several, each asks for a `temperature`
+ * and a `seed` of its own, so a deterministic server answers them differently.
  *
  * @throws {ProviderError} `timeout`, `upstream` or `request` on any upstream failure
  *   (see upstream-failure.ts)
@@ -85,7 +86,11 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
     authorization: `Bearer ${options.apiKey}`,
   };
 
-  async function createCompletion(request: ProviderRequest, signal: AbortSignal) {
+  async function createCompletion(
+    request: ProviderRequest,
+    signal: AbortSignal,
+    sampling: CandidateSampling | undefined,
+  ) {
     let response: Awaited<ReturnType<typeof dispatcher.request>>;
     try {
       response = await dispatcher.request({
@@ -94,7 +99,13 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
         method: "POST",
         // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
         headers: { ...headers, ...traceHeaders() },
-        body: JSON.stringify({ model: request.model, messages: request.messages }),
+        body: JSON.stringify({
+          model: request.model,
+          messages: request.messages,
+          ...(sampling === undefined
+            ? {}
+            : { temperature: sampling.temperature, seed: sampling.seed }),
+        }),
         signal,
       });
     } catch (error) {
@@ -131,8 +142,10 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
   return {
     name: options.name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
-      const answers = await callPerCandidate(request.candidates, request.signal, (signal) =>
-        createCompletion(request, signal),
+      const answers = await callPerCandidate(
+        request.candidates,
+        request.signal,
+        (signal, sampling) => createCompletion(request, signal, sampling),
       );
       const model = answers[0]?.model;
       return {

@@ -21,11 +21,11 @@ import { queryWithin } from "./postgres-pool.js";
  * failures leave it null.
  */
 const USAGE_COLUMNS =
-  "id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens, cost_micros, request_id, payment_method, payment_reference";
+  "id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens, cost_micros, request_id, payment_method, payment_reference, persona_version";
 
 /** The usage row's values in {@link USAGE_COLUMNS} order. */
 function usageValues(row: UsageRecordsTable | undefined): unknown[] {
-  if (row === undefined) return Array.from({ length: 13 }, () => null);
+  if (row === undefined) return Array.from({ length: 14 }, () => null);
   return [
     row.id,
     row.created_at,
@@ -40,6 +40,7 @@ function usageValues(row: UsageRecordsTable | undefined): unknown[] {
     row.request_id,
     row.payment_method,
     row.payment_reference,
+    row.persona_version,
   ];
 }
 
@@ -58,6 +59,7 @@ const USAGE_TYPES = [
   "text",
   "text",
   "text",
+  "int",
 ];
 
 const usagePlaceholders = (from: number) =>
@@ -69,7 +71,7 @@ const usagePlaceholders = (from: number) =>
  * bucket starts at 1), hold the reservation when the spendable balance
  * covers it, write the refusal's usage row otherwise. `$1` bucket (null:
  * no rate limit), `$2` now, `$3`–`$5` limits, `$6`–`$12` the hold (`$7`
- * null: no hold), `$13`–`$25` the refusal's usage row (null id: none).
+ * null: no hold), `$13`–`$26` the refusal's usage row (null id: none).
  * PostgreSQL re-checks the upsert's and the UPDATE's conditions on the
  * newest row version after waiting for a concurrent writer's row lock, so
  * no window and no balance is overrun across instances.
@@ -107,7 +109,7 @@ const ADMIT_SQL = (() => {
 ), refused as (
   insert into usage_records (${USAGE_COLUMNS})
   select $13::text, $14::text, $15::text, $16::text, $17::text, $18::text, $19::int, $20::int, $21::int,
-    $22::bigint, $23::text, case when exists (select 1 from passed) then $24::text else 'none' end, $25::text
+    $22::bigint, $23::text, case when exists (select 1 from passed) then $24::text else 'none' end, $25::text, $26::int
   from admitted where $13::text is not null and not admitted
   returning id
 )
@@ -126,9 +128,10 @@ select (select admitted from admitted) as admitted,
 const SETTLE_BATCH_SQL = `with input as (
   select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],
     $8::text[], $9::text[], $10::text[], $11::int[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[],
-    $17::text[], $18::text[])
+    $17::text[], $18::text[], $19::int[])
   as t(reservation_id, account_id, held, cost, entry_id, usage_id, created_at, api_key_id, persona_id, endpoint,
-    status, input_tokens, output_tokens, request_id, payment_method, payment_reference, upstream, model)
+    status, input_tokens, output_tokens, request_id, payment_method, payment_reference, upstream, model,
+    persona_version)
 ), released as (
   delete from balance_reservations r using input i where r.id = i.reservation_id returning r.id
 ), charged as (
@@ -145,7 +148,7 @@ const SETTLE_BATCH_SQL = `with input as (
 ), usage_rows as (
   insert into usage_records (${USAGE_COLUMNS}, upstream, model)
   select usage_id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens,
-    charge, request_id, payment_method, payment_reference, upstream, model from charged
+    charge, request_id, payment_method, payment_reference, persona_version, upstream, model from charged
   returning id
 ), entries as (
   insert into balance_entries (id, account_id, kind, amount_micros, usage_id, note, created_at)
@@ -181,7 +184,7 @@ const RELEASE_SQL = `with removed as (
 select exists (select 1 from removed) as released, (select count(*) from updated) + (select count(*) from usage_row) as written`;
 
 /** A usage row by itself, with the route target that answered (x402 rows; null on failures). */
-const RECORD_SQL = `insert into usage_records (${USAGE_COLUMNS}, upstream, model) values (${usagePlaceholders(1)}, $14::text, $15::text)`;
+const RECORD_SQL = `insert into usage_records (${USAGE_COLUMNS}, upstream, model) values (${usagePlaceholders(1)}, $15::text, $16::text)`;
 
 type CounterRow = Record<
   "minute_start" | "minute_count" | "hour_start" | "hour_count" | "day_start" | "day_count",
@@ -306,6 +309,7 @@ export class PostgresLedger implements Ledger {
       column((input) => input.usage.payment_reference),
       column((input) => input.usage.upstream),
       column((input) => input.usage.model),
+      column((input) => input.usage.persona_version),
     ];
     let rows: Array<{ usage_id: string; was_held: boolean; charge: number | string }> = [];
     for (let attempt = 0; ; attempt += 1) {

@@ -61,6 +61,8 @@ const USAGE_COLUMNS = [
   // The route target that answered (migration 0006); null on refusals and failures.
   "upstream",
   "model",
+  // The persona version that answered (migration 0010).
+  "persona_version",
 ] as const;
 
 const INSERT_USAGE_SQL = `insert into usage_records (${USAGE_COLUMNS.join(", ")}) values (${USAGE_COLUMNS.map(() => "?").join(", ")})`;

@@ -1,0 +1,141 @@
+import os from "node:os";
+import { type Command, CommanderError } from "commander";
+import { describeTarget } from "../personas/model-route.js";
+import type { Persona, PersonaVersion } from "../personas/persona.js";
+import { PersonaVersionError, type VersionSelector } from "../personas/persona-store.js";
+import type { Services } from "../services.js";
+import { textTable } from "./admin-output.js";
+import { personaDiff } from "./persona-diff.js";
+
+/** Parses a version argument: a whole number from 1, or `live` / `draft` where allowed. */
+export function parseVersion(text: string, named: boolean): VersionSelector {
+  if (named && (text === "live" || text === "draft")) return text;
+  if (/^[1-9][0-9]{0,8}$/u.test(text)) return Number(text);
+  throw new CommanderError(
+    1,
+    "persona.version",
+    `"${text}" is not a version: give a whole number from 1${named ? ", live or draft" : ""}`,
+  );
+}
+
+/** The operator who runs persona-admin (the login name), recorded with each version. */
+export function operatorName(): string | null {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return null;
+  }
+}
+
+/** A version as `persona history --json` and `persona show --version` print it. */
+export function describeVersion(version: PersonaVersion) {
+  return { ...version, route: version.route.map(describeTarget) };
+}
+
+function historyTable(versions: readonly PersonaVersion[]): string {
+  return textTable(
+    ["version", "status", "created", "by", "changes", "note"],
+    versions.map((version) => [
+      String(version.version),
+      version.status,
+      version.createdAt.slice(0, 19).replace("T", " "),
+      version.createdBy ?? "-",
+      version.changes.length === 0 ? "-" : version.changes.join(", "),
+      version.note ?? "",
+    ]),
+  );
+}
+
+/** Runs a store call, turning a refused version operation into the CLI's error. */
+async function versionCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
+  let result: T | undefined;
+  try {
+    result = await call();
+  } catch (error) {
+    if (error instanceof PersonaVersionError) {
+      throw new CommanderError(1, `persona.${error.code}`, error.message);
+    }
+    throw error;
+  }
+  if (result === undefined) {
+    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
+  }
+  return result;
+}
+
+async function personaAt(services: Services, id: string, at: VersionSelector): Promise<Persona> {
+  if ((await services.personas.find(id)) === undefined) {
+    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
+  }
+  const persona = await services.personas.findVersion(id, at);
+  if (persona === undefined) {
+    throw new CommanderError(
+      1,
+      "persona.unknown_version",
+      at === "draft" ? `persona ${id} has no draft` : `persona ${id} has no version ${at}`,
+    );
+  }
+  return persona;
+}
+
+/**
+ * Adds the persona version commands to `persona-admin persona` (issue 25):
+ * `history`, `diff`, `promote`, `rollback`. (`update --draft --note` and
+ * `show --version` live with `update` and `show` in admin-program.ts.)
+ */
+export function addPersonaVersionCommands(
+  persona: Command,
+  services: Services,
+  print: (value: unknown) => void,
+): void {
+  persona
+    .command("history")
+    .argument("<personaId>")
+    .option("--json", "JSON instead of a table")
+    .description("list a persona's versions: status, time, author, what changed and the note")
+    .action(async (id: string, options: { json?: boolean }) => {
+      const versions = await versionCall(() => services.personas.history(id), id);
+      print(options.json === true ? versions.map(describeVersion) : historyTable(versions));
+    });
+  persona
+    .command("diff")
+    .argument("<personaId>")
+    .argument("<from>", "version number, live or draft")
+    .argument("<to>", "version number, live or draft")
+    .description("show what differs between two versions: route, name and traits, system prompt")
+    .action(async (id: string, from: string, to: string) => {
+      const before = await personaAt(services, id, parseVersion(from, true));
+      const after = await personaAt(services, id, parseVersion(to, true));
+      print(personaDiff(before, after));
+    });
+  persona
+    .command("promote")
+    .argument("<personaId>")
+    .argument("<version>", "the draft to make live")
+    .description("make a draft the live version; every instance serves it within a second")
+    .action(async (id: string, version: string) => {
+      const promoted = await versionCall(
+        () => services.personas.promote(id, parseVersion(version, false) as number),
+        id,
+      );
+      print(`persona ${id}: version ${promoted.version} is live`);
+    });
+  persona
+    .command("rollback")
+    .argument("<personaId>")
+    .argument("<version>", "the version to return to")
+    .option("--note <text>", "why (default: rollback to version N)")
+    .description("make a new live version equal to an earlier one")
+    .action(async (id: string, version: string, options: { note?: string }) => {
+      const target = parseVersion(version, false) as number;
+      const created = await versionCall(
+        () =>
+          services.personas.rollback(id, target, {
+            note: options.note ?? null,
+            createdBy: operatorName(),
+          }),
+        id,
+      );
+      print(`persona ${id}: version ${created.version} (equal to version ${target}) is live`);
+    });
+}
