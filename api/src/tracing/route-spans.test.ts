@@ -19,6 +19,7 @@ const persona: Persona = {
   personifyAccess: false,
   createdAt: "2026-01-01T00:00:00.000Z",
   route: [],
+  version: 3,
 };
 
 const upstream: Upstream = {
@@ -79,6 +80,7 @@ describe("the GenAI chat span", () => {
       "server.address": "127.0.0.1",
       "server.port": 11434,
       "persona.id": persona.id,
+      "persona.version": 3,
       "persona.version": 3,
       "persona.target": "local:llama3",
     });
