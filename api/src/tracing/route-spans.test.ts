@@ -81,7 +81,6 @@ describe("the GenAI chat span", () => {
       "server.port": 11434,
       "persona.id": persona.id,
       "persona.version": 3,
-      "persona.version": 3,
       "persona.target": "local:llama3",
     });
     const values = JSON.stringify(span?.attributes);
