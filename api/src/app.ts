@@ -21,6 +21,7 @@ import { createPersonifyRouter } from "./personify/personify-route.js";
 import { createPlaygroundRouter } from "./playground/playground-router.js";
 import { SessionStore } from "./playground/session-store.js";
 import type { Services } from "./services.js";
+import { createRequestSpans } from "./tracing/request-span.js";
 
 /**
  * Builds the express application (no listening; see startServer). The
@@ -33,6 +34,9 @@ export function createApp(services: Services): Express {
   app.disable("x-powered-by");
   app.disable("etag");
   app.set("trust proxy", false);
+
+  // One server span per request when tracing is configured (tracing/request-span.ts).
+  if (services.tracing !== undefined) app.use(createRequestSpans(services.tracing, app));
 
   // One log line per request, with its ID on every line written while it is served.
   app.use(

@@ -13,6 +13,7 @@ import { SCHEMA_MIGRATIONS } from "./schema-migrations.js";
 import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
+import { startTracing } from "./tracing/start-tracing.js";
 
 /** Test and tool seams of {@link createServices}. */
 export interface ServiceOverrides {
@@ -24,6 +25,8 @@ export interface ServiceOverrides {
   storageTimeoutMs?: number;
   /** Called when a write starts waiting for a lock another process holds (SQLite). */
   onStorageWaiting?: () => void;
+  /** `false`: no tracing whatever the `OTEL_*` settings say (the operator CLI). */
+  tracing?: false;
 }
 
 /**
@@ -85,10 +88,13 @@ export async function createServices(
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
+  const tracing = overrides.tracing === false ? undefined : await startTracing(config, logger);
   const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
     observer: routeObserverOf(metrics),
     logger,
+    ...(tracing === undefined ? {} : { tracing }),
   });
+  const traced = tracing === undefined ? {} : { tracing };
   return {
     config,
     logger,
@@ -100,6 +106,18 @@ export async function createServices(
     engine,
     billing,
     metrics,
-    pipeline: { config, logger, store, keys, accounts, personas, engine, billing, metrics },
+    ...traced,
+    pipeline: {
+      config,
+      logger,
+      store,
+      keys,
+      accounts,
+      personas,
+      engine,
+      billing,
+      metrics,
+      ...traced,
+    },
   };
 }

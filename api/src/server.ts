@@ -150,6 +150,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
       });
       await services.billing.close();
       await services.store.close();
+      await services.tracing?.shutdown();
     },
   };
 }

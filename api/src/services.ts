@@ -8,6 +8,7 @@ import type { Metrics } from "./metrics/metrics.js";
 import type { PersonaStore } from "./personas/persona-store.js";
 import type { PipelineContext } from "./pipeline/pipeline-context.js";
 import type { Database, Store } from "./storage/store.js";
+import type { Tracing } from "./tracing/tracing.js";
 
 /** What the routes need, built once at start-up (see createServices). */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   billing: Billing;
   /** Prometheus metrics of this instance (served at `/metrics`). */
   metrics: Metrics;
+  /** OpenTelemetry tracing when configured (tracing/start-tracing.ts); flushed by the server's stop. */
+  tracing?: Tracing;
   /** The request pipeline's dependencies (pipeline/metered-request.ts). */
   pipeline: PipelineContext;
 }

@@ -18,6 +18,8 @@ async function openServices() {
   return createServices(config, createLogger("silent"), {
     // An operator command waits politely for a lock another process holds, and says so.
     storageTimeoutMs: Math.max(config.PERSONA_STORAGE_TIMEOUT_MS, ADMIN_STORAGE_TIMEOUT_MS),
+    // The service's OTEL_* settings are about requests: a command traces nothing.
+    tracing: false,
     onStorageWaiting: () =>
       process.stderr.write(
         "persona-admin: waiting for the database: another process holds its write lock (the service commits, a backup or a sqlite3 shell); giving up after 60 s\n",

@@ -6,6 +6,7 @@ import { ConfigError } from "./config-error.js";
 import { resolveDatabaseUrl } from "./database-url.js";
 import { operationsConfigShape } from "./operations-config.js";
 import { storageConfigShape } from "./storage-config.js";
+import { tracingConfigShape } from "./tracing-config.js";
 
 export { ConfigError };
 
@@ -99,6 +100,8 @@ export const configSchema = z.object({
   ...storageConfigShape,
   /** The upstream file (providers/load-upstreams.ts). */
   ...upstreamConfigShape,
+  /** OpenTelemetry traces (config/tracing-config.ts). */
+  ...tracingConfigShape,
 });
 
 /** The validated server configuration. */

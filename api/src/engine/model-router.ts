@@ -12,6 +12,8 @@ import {
   type Upstream,
   type Upstreams,
 } from "../providers/upstream-config.js";
+import { traceAttempt, traceChat } from "../tracing/route-spans.js";
+import type { Tracing } from "../tracing/tracing.js";
 import { TargetCooldowns } from "./target-cooldowns.js";
 
 /** How one attempt on a target ended (the `outcome` label of the attempt metric). */
@@ -85,7 +87,7 @@ export class ModelRouter {
   constructor(
     private readonly upstreams: Upstreams,
     private readonly providers: ReadonlyMap<string, ModelProvider>,
-    private readonly options: { observer?: RouteObserver; logger?: Logger } = {},
+    private readonly options: { observer?: RouteObserver; logger?: Logger; tracing?: Tracing } = {},
   ) {
     this.cooldowns = new TargetCooldowns((target) => {
       const upstream = this.upstreams.get(target.upstream);
@@ -112,7 +114,12 @@ export class ModelRouter {
     clientSignal?: AbortSignal,
   ): Promise<RoutedAnswer<T>> {
     const failures: Failure[] = [];
-    const cooling: Array<{ target: RouteTarget; upstream: Upstream; provider: ModelProvider }> = [];
+    const cooling: Array<{
+      index: number;
+      target: RouteTarget;
+      upstream: Upstream;
+      provider: ModelProvider;
+    }> = [];
     let configured = 0;
     for (const [index, target] of route.entries()) {
       const upstream = this.upstreams.get(target.upstream);
@@ -122,12 +129,13 @@ export class ModelRouter {
         continue;
       }
       configured += 1;
-      const attempt = () => this.attempt(target, upstream, provider, request, accept, clientSignal);
+      const attempt = () =>
+        this.attempt(index, target, upstream, provider, request, accept, clientSignal);
       const isLast = index === route.length - 1;
       try {
         const outcome = await this.cooldowns.run(target, upstream, attempt);
         if (!outcome.skipped) return { value: outcome.value, target };
-        cooling.push({ target, upstream, provider });
+        cooling.push({ index, target, upstream, provider });
         if (!isLast) this.options.observer?.fellBack(target.upstream, "cooldown");
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -145,13 +153,21 @@ export class ModelRouter {
     const [cooled] = cooling;
     if (failures.length === 0 && cooled !== undefined) {
       // Every configured target is cooling down: try the first anyway.
-      const { target, upstream, provider } = cooled;
+      const { index, target, upstream, provider } = cooled;
       this.options.logger?.warn(
         { target: describeTarget(target) },
         "every target of the route is cooling down; trying the first anyway",
       );
       try {
-        const value = await this.attempt(target, upstream, provider, request, accept, clientSignal);
+        const value = await this.attempt(
+          index,
+          target,
+          upstream,
+          provider,
+          request,
+          accept,
+          clientSignal,
+        );
         return { value, target };
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -179,11 +195,31 @@ export class ModelRouter {
   }
 
   /**
+   * One attempt on one target (the `index`th of the route), in a span when
+   * tracing is on ({@link traceAttempt}).
+   */
+  private attempt<T>(
+    index: number,
+    target: RouteTarget,
+    upstream: Upstream,
+    provider: ModelProvider,
+    request: RoutedRequest,
+    accept: (result: ProviderResult) => T,
+    clientSignal: AbortSignal | undefined,
+  ): Promise<T> {
+    const tracing = this.options.tracing;
+    const work = () => this.tryTarget(target, upstream, provider, request, accept, clientSignal);
+    return tracing === undefined
+      ? work()
+      : traceAttempt(tracing, target, index, request.persona, clientSignal, work);
+  }
+
+  /**
    * One attempt on one target under its upstream's deadline. Throws a
    * {@link ProviderError} for anything that went wrong upstream (the
    * deadline included), or the client's abort reason when it went away.
    */
-  private async attempt<T>(
+  private async tryTarget<T>(
     target: RouteTarget,
     upstream: Upstream,
     provider: ModelProvider,
@@ -196,14 +232,18 @@ export class ModelRouter {
     const signal =
       clientSignal === undefined ? deadline : AbortSignal.any([deadline, clientSignal]);
     const observer = this.options.observer;
+    const tracing = this.options.tracing;
+    const call: ProviderRequest = {
+      ...request,
+      model: target.model,
+      maxOutputTokens: maxOutputTokensOfModel(upstream, target.model),
+      signal,
+    };
     try {
       const result = await untilAborted(
-        provider.complete({
-          ...request,
-          model: target.model,
-          maxOutputTokens: maxOutputTokensOfModel(upstream, target.model),
-          signal,
-        }),
+        tracing === undefined
+          ? provider.complete(call)
+          : traceChat(tracing, upstream, target, call, () => provider.complete(call)),
         signal,
       );
       const value = accept(result);

@@ -11,6 +11,7 @@ import {
   type ProviderUsage,
 } from "../providers/model-provider.js";
 import type { Upstreams } from "../providers/upstream-config.js";
+import type { Tracing } from "../tracing/tracing.js";
 import { mapHistory } from "./history.js";
 import { ModelRouter, type RoutedRequest, RouteError, type RouteObserver } from "./model-router.js";
 import { normalizeOutput } from "./normalize.js";
@@ -47,10 +48,12 @@ export interface PreparedCall {
 /** Providers by upstream name, as built at start-up (providers/create-upstream-providers.ts). */
 export type ProviderRegistry = ReadonlyMap<string, ModelProvider>;
 
-/** Optional parts of the engine: metrics of the route walk and its log lines. */
+/** Optional parts of the engine: metrics of the route walk, its log lines and its spans. */
 export interface PersonaEngineOptions {
   observer?: RouteObserver;
   logger?: Logger;
+  /** Spans of each route attempt and upstream call (tracing/route-spans.ts). */
+  tracing?: Tracing;
 }
 
 /**

@@ -21,19 +21,17 @@ export function routeLabel(matchers: readonly RouteMatcher[], method: string, pa
 }
 
 /**
- * Counts every request by route template, method and status, and times it
- * (the 429s of the rate limiter and of the balance check are counted where
- * they are decided, pipeline/admission.ts). A request whose client left before the answer was written has status
- * `aborted`; so has one still queued when its connection was dropped.
+ * The route template of a request's method and path ({@link routeLabel}),
+ * for metric labels and span names: the templates of `app` are read on the
+ * first call, when every route is registered, and recent paths remembered.
  *
- * @param app - the application whose routes label the requests; read on
- *   the first request, when every route is registered
+ * @returns `(method, pathname) => template`, {@link UNMATCHED_ROUTE} when none matches
  */
-export function createMetricsMiddleware(metrics: Metrics, app: Express): RequestHandler {
+export function createRouteLabeller(app: Express): (method: string, pathname: string) => string {
   let matchers: RouteMatcher[] | undefined;
   // Labels of recent paths: matching every route template on every request costs more than the rest.
   const labels = new Map<string, string>();
-  const labelOf = (method: string, pathname: string): string => {
+  return (method, pathname) => {
     const key = `${method} ${pathname}`;
     let route = labels.get(key);
     if (route === undefined) {
@@ -44,6 +42,19 @@ export function createMetricsMiddleware(metrics: Metrics, app: Express): Request
     }
     return route;
   };
+}
+
+/**
+ * Counts every request by route template, method and status, and times it
+ * (the 429s of the rate limiter and of the balance check are counted where
+ * they are decided, pipeline/admission.ts). A request whose client left before the answer was written has status
+ * `aborted`; so has one still queued when its connection was dropped.
+ *
+ * @param app - the application whose routes label the requests; read on
+ *   the first request, when every route is registered
+ */
+export function createMetricsMiddleware(metrics: Metrics, app: Express): RequestHandler {
+  const labelOf = createRouteLabeller(app);
   return (request, response, next) => {
     const started = process.hrtime.bigint();
     metrics.httpInFlight.inc();

@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import type { RateLimit } from "@persona-reply/shared";
 import type { Request, Response } from "express";
 import type { z } from "zod";
@@ -6,6 +7,8 @@ import type { EngineOutput, EngineTask } from "../engine/persona-engine.js";
 import type { ErrorCode } from "../http/service-error.js";
 import { clientGoneSignal, validateBody } from "../http/validate-body.js";
 import type { Persona } from "../personas/persona.js";
+import { personaAttributes } from "../tracing/route-spans.js";
+import { inSpan } from "../tracing/tracing.js";
 import { type Admission, admit } from "./admission.js";
 import { authorize, type Caller } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
@@ -101,13 +104,17 @@ export async function serveMetered<Body, Payload>(
   // The version that answers (issue 25), on every response from here on; bodies stay as spec §4 gives them.
   response.setHeader(PERSONA_VERSION_HEADER, String(persona.version));
   const call = context.engine.prepare(persona, endpoint.task(body));
-  const admission: Admission = await admit(
-    context,
-    payer,
-    persona,
-    call,
-    { ...usage, route: `${request.baseUrl}${request.path}` },
-    response,
+  const traced = context.tracing === undefined ? {} : personaAttributes(persona);
+  if (context.tracing !== undefined) trace.getActiveSpan()?.setAttributes(traced);
+  const admission: Admission = await inSpan(context.tracing, "admission", traced, () =>
+    admit(
+      context,
+      payer,
+      persona,
+      call,
+      { ...usage, route: `${request.baseUrl}${request.path}` },
+      response,
+    ),
   );
   let output: EngineOutput;
   try {
@@ -116,7 +123,9 @@ export async function serveMetered<Body, Payload>(
     await releaseAfterFailure(context, admission, persona, usage, error);
     throw error;
   }
-  await settle(context, admission, persona, output, usage, response);
+  await inSpan(context.tracing, "settlement", traced, () =>
+    settle(context, admission, persona, output, usage, response),
+  );
   response.json(endpoint.present(body, output, admission.rateLimits, persona));
 }
 

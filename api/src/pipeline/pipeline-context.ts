@@ -7,6 +7,7 @@ import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { PersonaStore } from "../personas/persona-store.js";
 import type { Store } from "../storage/store.js";
+import type { Tracing } from "../tracing/tracing.js";
 
 /** What the request pipeline uses, and nothing else (built once, see createServices). */
 export interface PipelineContext {
@@ -19,4 +20,6 @@ export interface PipelineContext {
   engine: PersonaEngine;
   billing: Billing;
   metrics: Metrics;
+  /** Spans of admission and settlement when tracing is on. */
+  tracing?: Tracing;
 }

@@ -38,6 +38,8 @@ export interface ProviderUsage {
 export interface ProviderResult {
   texts: string[];
   usage?: ProviderUsage;
+  /** The model that answered, as the upstream names it (a trace attribute), when it says. */
+  model?: string;
 }
 
 /**

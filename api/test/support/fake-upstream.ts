@@ -33,6 +33,8 @@ export interface FakeUpstream {
   }>;
   /** Authorization headers received, to check the upstream key is sent. */
   authorizations: string[];
+  /** W3C `traceparent` headers received ("" when absent), to check traces reach the upstream. */
+  traceparents: string[];
   behaviour: UpstreamBehaviour;
   /** Requests whose client closed the connection before the upstream answered (aborted calls). */
   abandoned: number;
@@ -45,6 +47,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     baseUrl: "",
     requests: [],
     authorizations: [],
+    traceparents: [],
     behaviour: { kind: "reply", text: "Hello from upstream." },
     abandoned: 0,
     close: async () => {},
@@ -53,6 +56,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     const body = JSON.parse(raw) as FakeUpstream["requests"][number];
     upstream.requests.push(body);
     upstream.authorizations.push(request.headers.authorization ?? "");
+    const traceparent = request.headers.traceparent;
+    upstream.traceparents.push(typeof traceparent === "string" ? traceparent : "");
     const behaviour = upstream.behaviour;
     if (behaviour.kind === "hang") {
       response.once("close", () => {

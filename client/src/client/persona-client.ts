@@ -21,6 +21,11 @@ import {
   retryDelay,
   sleep,
 } from "../internal/retry.js";
+import {
+  openTelemetryInjector,
+  TRACEPARENT_PATTERN,
+  type TraceInjector,
+} from "../internal/trace-context.js";
 import { DEFAULT_BASE_URL, normalizeBaseUrl } from "../settings/base-url.js";
 import { present, readEnvironment } from "../settings/environment.js";
 import { maskApiKey, redactSecrets } from "../settings/mask-api-key.js";
@@ -143,6 +148,7 @@ export class PersonaClient {
   // Private fields stay out of JSON.stringify, console.log and util.inspect.
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
+  readonly #traceContext: "auto" | "off" | TraceInjector;
 
   /**
    * @throws {ConfigurationError} when no API key or persona ID is given by
@@ -186,6 +192,7 @@ export class PersonaClient {
     }
     // Called unbound: browsers reject `fetch` invoked with a `this` other than the window.
     this.#fetch = (input, init) => fetchFunction(input, init);
+    this.#traceContext = options.traceContext ?? "auto";
   }
 
   /** The API key masked for display, e.g. `prk_…abcd`. */
@@ -268,7 +275,7 @@ export class PersonaClient {
     const payload = JSON.stringify(body);
     for (let retry = 0; ; retry += 1) {
       try {
-        return await this.#attempt(path, payload, parse, timeoutMs, options.signal);
+        return await this.#attempt(path, payload, parse, timeoutMs, options);
       } catch (error) {
         const delay =
           retry < policy.maxRetries && isRetryable(error, policy)
@@ -288,14 +295,37 @@ export class PersonaClient {
     }
   }
 
+  /** Adds the trace headers of the call (its `traceparent`) or of the client's `traceContext`. */
+  async #addTraceContext(headers: Record<string, string>, traceparent: string | undefined) {
+    if (traceparent !== undefined) {
+      if (TRACEPARENT_PATTERN.test(traceparent)) headers.traceparent = traceparent;
+      return;
+    }
+    const injector =
+      this.#traceContext === "off"
+        ? undefined
+        : this.#traceContext === "auto"
+          ? await openTelemetryInjector()
+          : this.#traceContext;
+    if (injector === undefined) return;
+    // Only trace headers: an injector cannot replace the key or the body's type.
+    const trace: Record<string, string> = {};
+    injector(trace);
+    for (const name of ["traceparent", "tracestate"]) {
+      const value = trace[name];
+      if (typeof value === "string") headers[name] = value;
+    }
+  }
+
   /** One attempt: send, read the whole body within the timeout, map errors. */
   async #attempt<T>(
     path: string,
     payload: string,
     parse: (data: unknown) => ParseOutcome<T>,
     timeoutMs: number,
-    signal: AbortSignal | undefined,
+    options: RequestOptions,
   ): Promise<T> {
+    const signal = options.signal;
     const operation = `POST ${path}`;
     const requestId = newRequestId();
     if (signal?.aborted) {
@@ -310,6 +340,7 @@ export class PersonaClient {
       "x-api-key": this.#apiKey,
     };
     if (requestId !== undefined) headers["x-request-id"] = requestId;
+    await this.#addTraceContext(headers, options.traceparent);
     const runtime = globalThis as { process?: { versions?: { node?: string } } };
     if (runtime.process?.versions?.node !== undefined) {
       // Only outside browsers: there user-agent is the browser's to set.

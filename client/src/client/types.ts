@@ -28,6 +28,21 @@ export interface PersonaClientOptions {
   retry?: RetryOptions | undefined;
   /** The fetch to use; default the global `fetch` (Node ≥ 20.19, browsers). */
   fetch?: typeof fetch | undefined;
+  /**
+   * How requests carry the caller's trace (W3C `traceparent`), so the
+   * service's spans join it:
+   *
+   * - `"auto"` (default): through `@opentelemetry/api` when the application
+   *   has it (an optional peer dependency, loaded only if it resolves) —
+   *   the active context, written by the application's registered propagator;
+   * - a function: called with each attempt's headers to add trace headers,
+   *   e.g. `(headers) => propagation.inject(context.active(), headers)`
+   *   where the automatic load does not work (a browser bundle);
+   * - `"off"`: never.
+   *
+   * A call's own `traceparent` option wins over all three.
+   */
+  traceContext?: "auto" | "off" | ((headers: Record<string, string>) => void) | undefined;
 }
 
 /** Options of one call. */
@@ -40,6 +55,12 @@ export interface RequestOptions {
   maxRetries?: number | undefined;
   /** The retry policy of this call, laid over the client's (its `maxRetries` wins). */
   retry?: RetryOptions | undefined;
+  /**
+   * The W3C `traceparent` this call continues (e.g. one an MCP request
+   * carried), instead of the client's `traceContext`. A value that is not a
+   * valid traceparent is not sent.
+   */
+  traceparent?: string | undefined;
 }
 
 /** Input of {@link PersonaClient.generate} (spec §4.1, §4.4). */

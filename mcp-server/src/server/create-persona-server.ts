@@ -76,7 +76,7 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
    */
   const run = async (
     tool: "generate" | "personify",
-    signal: AbortSignal,
+    { signal, _meta }: { signal: AbortSignal; _meta?: { [key: string]: unknown } | undefined },
     call: (settings: ActiveSettings, request: RequestOptions) => Promise<CallToolResult>,
   ): Promise<CallToolResult> => {
     const started = performance.now();
@@ -84,8 +84,12 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
     try {
       settings = options.clientSource();
       const active = settings;
+      // A trace the MCP client gave (`params._meta.traceparent`, the MCP
+      // OpenTelemetry convention) continues through the service's request.
+      const traceparent = typeof _meta?.traceparent === "string" ? _meta.traceparent : undefined;
       const result = await call(active, {
         signal,
+        ...(traceparent === undefined ? {} : { traceparent }),
         retry: {
           maxRetries: options.maxRetries ?? 2,
           onRetry: (error, delayMs) =>
@@ -111,7 +115,7 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
-      run(GENERATE_TOOL_NAME, extra.signal, async (settings, request) => {
+      run(GENERATE_TOOL_NAME, extra, async (settings, request) => {
         const messages = historyOf(input);
         const generateInput =
           input.includeVariations === undefined
@@ -131,7 +135,7 @@ export function createPersonaServer(options: PersonaServerOptions): McpServer {
       annotations: TOOL_ANNOTATIONS,
     },
     (input, extra) =>
-      run(PERSONIFY_TOOL_NAME, extra.signal, async (settings, request) =>
+      run(PERSONIFY_TOOL_NAME, extra, async (settings, request) =>
         personifyToolResult(await settings.client.personify({ raw: input.raw }, request)),
       ),
   );

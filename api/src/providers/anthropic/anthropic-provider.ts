@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import { traceHeaders } from "../../tracing/tracing.js";
 import {
   type ModelProvider,
   ProviderError,
@@ -59,7 +60,8 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
                 // The Messages API has no seed: temperature alone varies the candidates.
                 ...(sampling === undefined ? {} : { temperature: sampling.temperature }),
               },
-              { signal },
+              // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
+              { signal, headers: traceHeaders() },
             ),
         );
         let inputTokens = 0;
@@ -79,7 +81,12 @@ export function createAnthropicProvider(options: UpstreamConnection): ModelProvi
           }
           return parts.join("");
         });
-        return { texts, usage: { inputTokens, outputTokens } };
+        const model = answers[0]?.model;
+        return {
+          texts,
+          usage: { inputTokens, outputTokens },
+          ...(model === undefined ? {} : { model }),
+        };
       } catch (error) {
         throw providerErrorFromSdk(error, sdk);
       }

@@ -1,4 +1,5 @@
 import { Agent, errors, RetryAgent } from "undici";
+import { traceHeaders } from "../../tracing/tracing.js";
 import {
   type ModelProvider,
   ProviderError,
@@ -96,7 +97,8 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
         origin: endpoint.origin,
         path: `${endpoint.pathname}${endpoint.search}`,
         method: "POST",
-        headers,
+        // The active span's `traceparent` (tracing/route-spans.ts); none when tracing is off.
+        headers: { ...headers, ...traceHeaders() },
         body: JSON.stringify({
           model: request.model,
           messages: request.messages,
@@ -131,6 +133,7 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
     }
     return {
       text: content,
+      model: completion.model ?? undefined,
       inputTokens: completion.usage?.prompt_tokens ?? 0,
       outputTokens: completion.usage?.completion_tokens ?? 0,
     };
@@ -144,8 +147,10 @@ export function createOpenAiCompatibleProvider(options: UpstreamConnection): Mod
         request.signal,
         (signal, sampling) => createCompletion(request, signal, sampling),
       );
+      const model = answers[0]?.model;
       return {
         texts: answers.map((answer) => answer.text),
+        ...(model === undefined ? {} : { model }),
         usage: {
           inputTokens: answers.reduce((sum, answer) => sum + answer.inputTokens, 0),
           outputTokens: answers.reduce((sum, answer) => sum + answer.outputTokens, 0),

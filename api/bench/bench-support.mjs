@@ -1,0 +1,153 @@
+// Shared by the benchmarks of the service (generate-bench.mjs, tracing-bench.mjs):
+// child processes (references and the built service), onboarding through
+// persona-admin, autocannon loads and per-thread CPU time. Every process
+// started here is in `children`; `cleanUp` stops them and removes the
+// temporary folder.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, "../..");
+export const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+export const duration = Number(process.env.BENCH_DURATION_SECONDS ?? 5);
+export const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+export const fixedRate = 200;
+const adminScript = path.join(root, "api/dist/admin/cli.js");
+const mainScript = path.join(root, "api/dist/main.js");
+const examplePersona = JSON.parse(
+  fs.readFileSync(path.join(root, "api/personas/example-persona.json"), "utf8"),
+);
+export const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-bench-"));
+export const children = [];
+
+/** Stops every child process and removes the temporary folder. */
+export function cleanUp() {
+  for (const child of children) child.kill("SIGTERM");
+  fs.rmSync(directory, { recursive: true, force: true });
+}
+
+export function startProcess(args, options, pattern) {
+  const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = "";
+    let started = false;
+    child.stdout.on("data", (data) => {
+      if (started) return; // keep draining the pipe, stop buffering
+      output += data;
+      const match = pattern.exec(output);
+      if (match) {
+        started = true;
+        resolve({ child, url: match[1] });
+      }
+    });
+    child.once("exit", (code) => {
+      if (!started) reject(new Error(`${args[0]} exited with ${code}: ${output}`));
+    });
+  });
+}
+
+export const startReference = (script, extraArgs = []) =>
+  startProcess([path.join(here, script), ...extraArgs], {}, /"url":"(http:\/\/[^"]+)"/u);
+
+/** Runs `persona-admin` on `databaseUrl`, with the service's upstream configuration in `environment`. */
+export function admin(databaseUrl, environment, ...args) {
+  const result = spawnSync(process.execPath, [adminScript, ...args], {
+    env: { ...process.env, ...environment, PERSONA_DATABASE_URL: databaseUrl },
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`persona-admin ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/**
+ * An account with 1 000 000.00 USD, a persona on `route` (upstreams named as
+ * `environment` configures them), and a key whose limits are far above the run.
+ */
+export function onboard(databaseUrl, route, environment = {}) {
+  const run = (...args) => admin(databaseUrl, environment, ...args);
+  const accountId = run("account", "create", "Bench account");
+  run("account", "topup", accountId, "1000000");
+  const personaFile = path.join(directory, `persona-${randomBytes(4).toString("hex")}.json`);
+  fs.writeFileSync(personaFile, JSON.stringify({ ...examplePersona, route }));
+  const personaId = run("persona", "create", "--account", accountId, "--file", personaFile);
+  const keyFile = path.join(directory, `key-${randomBytes(4).toString("hex")}.txt`);
+  run("key", "create", "--account", accountId, "--name", "bench", "--out", keyFile);
+  const [key] = JSON.parse(run("key", "list", "--account", accountId));
+  const limit = "100000000";
+  run("limits", "set", "--key", key.id, "--minute", limit, "--hour", limit, "--day", limit);
+  return { accountId, personaId, apiKey: fs.readFileSync(keyFile, "utf8").trim() };
+}
+
+export function startService(databaseUrl, environment = {}) {
+  return startProcess(
+    [mainScript],
+    {
+      cwd: directory,
+      env: {
+        ...process.env,
+        PERSONA_PORT: "0",
+        PERSONA_DATABASE_URL: databaseUrl,
+        PERSONA_SEED_DEMO: "false",
+        PERSONA_ENV_FILE: path.join(directory, "bench.env"),
+        // Request logging stays on (level info), as in production; stdout is drained.
+        PERSONA_LOG_LEVEL: "info",
+        ...environment,
+      },
+    },
+    /"url":"(http:\/\/[^"]+)"[^\n]*listening/u,
+  );
+}
+
+/**
+ * Loads one target: one or several URLs (the connections split between them),
+ * for `seconds`, at full speed or at `rate` requests/s overall.
+ */
+export async function load(target, seconds, rate) {
+  const share = Math.max(1, Math.floor(connections / target.urls.length));
+  const runs = await Promise.all(
+    target.urls.map((url) =>
+      autocannon({
+        url,
+        method: "POST",
+        headers: { "content-type": "application/json", ...target.headers },
+        body: target.body,
+        connections: share,
+        duration: seconds,
+        ...(rate === undefined ? {} : { overallRate: Math.ceil(rate / target.urls.length) }),
+      }),
+    ),
+  );
+  const failed = runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
+  return {
+    rps: runs.reduce((sum, run) => sum + run.requests.average, 0),
+    p50: Math.max(...runs.map((run) => run.latency.p50)),
+    p99: Math.max(...runs.map((run) => run.latency.p99)),
+  };
+}
+
+/** CPU milliseconds used so far by each thread of a process (from /proc). */
+export function threadCpu(pid) {
+  const ticks = 1000 / 100; // USER_HZ
+  const usage = new Map();
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`)) {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    usage.set(Number(thread), (Number(fields[11]) + Number(fields[12])) * ticks);
+  }
+  return usage;
+}
+
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+export const generateBody = (personaId) =>
+  JSON.stringify({
+    personaId,
+    messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
+  });
