@@ -13,6 +13,7 @@ import { SCHEMA_MIGRATIONS } from "./schema-migrations.js";
 import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
+import { retentionSettingsOf, UsageRetention } from "./usage/usage-retention.js";
 
 /** Test and tool seams of {@link createServices}. */
 export interface ServiceOverrides {
@@ -101,5 +102,6 @@ export async function createServices(
     billing,
     metrics,
     pipeline: { config, logger, store, keys, accounts, personas, engine, billing, metrics },
+    retention: new UsageRetention(store, retentionSettingsOf(config), logger),
   };
 }
