@@ -358,7 +358,81 @@ await describeEachDialect("usage retention", (database) => {
   });
 });
 
+await describeEachDialect("usage retention's background job", (database) => {
+  let services: Services;
+  beforeAll(async () => {
+    services = await openStore(database.url, {
+      PERSONA_USAGE_RETENTION_DAYS: "30",
+      PERSONA_RETENTION_PAUSE_MS: "0",
+    });
+  });
+  afterAll(async () => {
+    await closeStore(services);
+  });
+
+  it("runs off a timer and stops, waiting for the run under way", async () => {
+    const customer = await createCustomer(services, { balanceMicros: 0 });
+    await charge(services, customer, daysAgo(200), 0, 429);
+    const job = new UsageRetention(services.store, { ...services.retention.settings });
+    job.start(10);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const left = await services.database.selectFrom("usage_records").select("id").execute();
+      if (left.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await job.stop();
+    expect(await services.database.selectFrom("usage_records").select("id").execute()).toEqual([]);
+  });
+
+  it.runIf(database.dialect === "postgres")(
+    "skips the run while another instance holds the advisory lock",
+    async () => {
+      const { default: pg } = await import("pg");
+      const { RETENTION_LOCK_KEY } = await import("../src/usage/usage-retention.js");
+      const other = new pg.Client({ connectionString: database.url });
+      await other.connect();
+      try {
+        await other.query("select pg_advisory_lock($1)", [RETENTION_LOCK_KEY]);
+        expect((await services.retention.run(NOW)).skipped).toBe("busy");
+        await other.query("select pg_advisory_unlock($1)", [RETENTION_LOCK_KEY]);
+        expect((await services.retention.run(NOW)).skipped).toBeUndefined();
+      } finally {
+        await other.end();
+      }
+    },
+  );
+
+  it("refuses to run when off, and says so", async () => {
+    const off = new UsageRetention(services.store, {
+      ...services.retention.settings,
+      days: null,
+    });
+    expect(await off.run(NOW)).toMatchObject({ skipped: "off", usageRowsRemoved: 0 });
+  });
+});
+
 describe("usage retention on SQLite", () => {
+  it("storage vacuum switches a file made with auto_vacuum = NONE to INCREMENTAL", async () => {
+    const database = await createTestDatabase("sqlite");
+    // A file made before this version: auto_vacuum NONE, one table already.
+    const old = new SqliteDatabase(database.url);
+    old.exec("create table legacy (x)");
+    old.close();
+    const services = await openStore(database.url, { PERSONA_NEW_DATABASE: "true" });
+    try {
+      const before = JSON.parse((await admin(services, "storage", "stats", "--json")).stdout);
+      expect(before.sqlite.autoVacuum).toBe("none");
+      const vacuum = await admin(services, "storage", "vacuum");
+      expect(vacuum.code).toBe(0);
+      const after = JSON.parse((await admin(services, "storage", "stats", "--json")).stdout);
+      expect(after.sqlite.autoVacuum).toBe("incremental");
+    } finally {
+      await closeStore(services);
+      await database.drop();
+    }
+  });
+
   it("gives freed pages back: the file shrinks after retention (auto_vacuum = INCREMENTAL)", async () => {
     const database = await createTestDatabase("sqlite");
     const services = await openStore(database.url, {

@@ -1,5 +1,4 @@
 import { type Command, CommanderError } from "commander";
-import { sql } from "kysely";
 import type { Services } from "../services.js";
 import { type StorageStats, storageStats } from "../storage/storage-stats.js";
 import { textTable } from "./admin-output.js";
@@ -91,10 +90,18 @@ export function addStorageCommands(
           "PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md",
         );
       }
-      await sql`pragma auto_vacuum = INCREMENTAL`.execute(store.database);
-      await sql`vacuum`.execute(store.database);
-      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.database);
-      const mode = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(store.database);
-      print({ autoVacuum: Number(mode.rows[0]?.auto_vacuum) === 2 ? "incremental" : "unchanged" });
+      // VACUUM cannot run inside the store's batched transactions: a connection of its own.
+      const { default: SqliteDatabase } = await import("better-sqlite3");
+      const file = new SqliteDatabase(store.location, { fileMustExist: true });
+      let mode: number;
+      try {
+        file.pragma("busy_timeout = 60000");
+        file.pragma("auto_vacuum = INCREMENTAL");
+        file.exec("VACUUM");
+        mode = Number(file.pragma("auto_vacuum", { simple: true }));
+      } finally {
+        file.close();
+      }
+      print({ autoVacuum: mode === 2 ? "incremental" : "unchanged" });
     });
 }
