@@ -88,7 +88,11 @@ async function archiveReport(
 ): Promise<UsageReportLine[]> {
   const { readUsageArchive, usageReportOf } = await import("../usage/usage-archive.js");
   try {
-    return await usageReportOf(readUsageArchive(directory), filter);
+    const days = {
+      ...(filter.from === undefined ? {} : { from: filter.from }),
+      ...(filter.to === undefined ? {} : { to: filter.to }),
+    };
+    return await usageReportOf(readUsageArchive(directory, days), filter);
   } catch (error) {
     return fail(
       "usage.archive",

@@ -29,14 +29,14 @@ function archiveName(day: string, part: number): string {
  *
  * @param day - `YYYY-MM-DD` (UTC)
  * @param pages - the rows, in pages (read as they are written)
- * @returns the file's absolute path and how many rows it holds
+ * @returns the file's absolute path and how many rows it holds; no file (null) for no rows
  * @throws the file system's error (the temporary file is removed)
  */
 export async function writeUsageArchive(
   directory: string,
   day: string,
   pages: AsyncIterable<readonly UsageRecordsTable[]>,
-): Promise<{ file: string; rows: number }> {
+): Promise<{ file: string | null; rows: number }> {
   await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
   const temporary = path.join(
     directory,
@@ -55,6 +55,10 @@ export async function writeUsageArchive(
       createGzip(),
       fs.createWriteStream(temporary, { flags: "wx", mode: 0o600 }),
     );
+    if (rows === 0) {
+      await fs.promises.rm(temporary, { force: true });
+      return { file: null, rows };
+    }
     const handle = await fs.promises.open(temporary, "r");
     try {
       await handle.sync();
@@ -100,15 +104,28 @@ export function usageArchiveFiles(directory: string): string[] {
 }
 
 /**
- * Reads every usage row archived in `directory`. A row written twice (a
- * run stopped between archiving and removing, then archived again) is read
- * once.
+ * Reads every usage row archived in `directory` (only the files of the
+ * days from `from` to `to`, `YYYY-MM-DD`, both included, when given). A
+ * row written twice (a run stopped between archiving and removing, then
+ * archived again) is read once: a day's rows are only in that day's files,
+ * so the IDs of one day at a time are remembered.
  *
  * @throws when the directory cannot be read, or a file is not gzip'd JSON Lines
  */
-export async function* readUsageArchive(directory: string): AsyncGenerator<UsageRecord> {
-  const seen = new Set<string>();
+export async function* readUsageArchive(
+  directory: string,
+  days: { from?: string; to?: string } = {},
+): AsyncGenerator<UsageRecord> {
+  let seen = new Set<string>();
+  let seenDay = "";
   for (const file of usageArchiveFiles(directory)) {
+    const day = ARCHIVE_FILE.exec(path.basename(file))?.[1] ?? "";
+    if (days.from !== undefined && day < days.from.slice(0, 10)) continue;
+    if (days.to !== undefined && day > days.to) continue;
+    if (day !== seenDay) {
+      seen = new Set();
+      seenDay = day;
+    }
     const input = fs.createReadStream(file).pipe(createGunzip());
     const reader = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
     let line = 0;

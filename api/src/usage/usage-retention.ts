@@ -380,8 +380,8 @@ export class UsageRetention {
           day,
           this.pages(database, dayStart, dayEnd),
         );
-        if (written.rows > 0) report.archiveFiles.push(written);
-        else await import("node:fs").then((fs) => fs.promises.rm(written.file, { force: true }));
+        if (written.file !== null)
+          report.archiveFiles.push({ file: written.file, rows: written.rows });
       }
       while (!this.stopped) {
         const result = await sql`delete from usage_records where id in (
