@@ -14,6 +14,7 @@ import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
 import { startTracing } from "./tracing/start-tracing.js";
+import { retentionSettingsOf, UsageRetention } from "./usage/usage-retention.js";
 
 /** Test and tool seams of {@link createServices}. */
 export interface ServiceOverrides {
@@ -119,5 +120,6 @@ export async function createServices(
       metrics,
       ...traced,
     },
+    retention: new UsageRetention(store, retentionSettingsOf(config), logger),
   };
 }

@@ -123,6 +123,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
   });
   const { port } = server.address() as AddressInfo;
   await services.billing.startSweeper();
+  services.retention.start();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
     : services.config.PERSONA_HOST;
@@ -148,6 +149,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         });
         server.closeIdleConnections();
       });
+      await services.retention.stop();
       await services.billing.close();
       await services.store.close();
       await services.tracing?.shutdown();

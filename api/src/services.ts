@@ -9,6 +9,7 @@ import type { PersonaStore } from "./personas/persona-store.js";
 import type { PipelineContext } from "./pipeline/pipeline-context.js";
 import type { Database, Store } from "./storage/store.js";
 import type { Tracing } from "./tracing/tracing.js";
+import type { UsageRetention } from "./usage/usage-retention.js";
 
 /** What the routes need, built once at start-up (see createServices). */
 export interface Services {
@@ -30,4 +31,6 @@ export interface Services {
   tracing?: Tracing;
   /** The request pipeline's dependencies (pipeline/metered-request.ts). */
   pipeline: PipelineContext;
+  /** Usage retention (issue 26): its background job is started by the server. */
+  retention: UsageRetention;
 }

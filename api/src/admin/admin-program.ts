@@ -16,6 +16,7 @@ import {
   parseVersion,
 } from "./persona-version-commands.js";
 import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
+import { addStorageCommands } from "./storage-commands.js";
 
 function readPersonaFile(file: string) {
   let data: unknown;
@@ -250,5 +251,6 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   addBillingCommands(program, services, { print });
   // `services` is opened only when a command runs (cli.ts): the store is read in the action.
   addBackupCommand(program, () => services.store, print);
+  addStorageCommands(program, services, print);
   return program;
 }

@@ -1,7 +1,7 @@
 import { type Command, CommanderError, Option } from "commander";
 import type { AccountStatus } from "../accounts/account-store.js";
 import { formatMoney, parseMoney } from "../billing/money.js";
-import type { UsageReportLine } from "../billing/usage-store.js";
+import type { UsageReportFilter, UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
@@ -79,6 +79,26 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
     formatMoney(line.costMicros),
   ]);
   return textTable(header, rows, byVersion ? 6 : 5);
+}
+
+/** The usage report of an archive directory (usage/usage-archive.ts). */
+async function archiveReport(
+  directory: string,
+  filter: UsageReportFilter,
+): Promise<UsageReportLine[]> {
+  const { readUsageArchive, usageReportOf } = await import("../usage/usage-archive.js");
+  try {
+    const days = {
+      ...(filter.from === undefined ? {} : { from: filter.from }),
+      ...(filter.to === undefined ? {} : { to: filter.to }),
+    };
+    return await usageReportOf(readUsageArchive(directory, days), filter);
+  } catch (error) {
+    return fail(
+      "usage.archive",
+      `cannot read the archive ${directory}: ${(error as Error).message}`,
+    );
+  }
 }
 
 /**
@@ -241,6 +261,10 @@ export function addBillingCommands(
     )
     .option("--json", "JSON instead of a table")
     .option("--chart", "draw requests and cost per day above the table")
+    .option(
+      "--from-archive <dir>",
+      "read the usage archive files of this directory (PERSONA_USAGE_ARCHIVE_DIR) instead of the database",
+    )
     .description(
       "usage per account, per day, per persona and per target (upstream and model); per version with --by version",
     )
@@ -253,6 +277,7 @@ export function addBillingCommands(
         by?: "version";
         json?: boolean;
         chart?: boolean;
+        fromArchive?: string;
       }) => {
         const filter: Parameters<Services["billing"]["usage"]["report"]>[0] = {};
         if (options.account !== undefined) filter.accountId = options.account;
@@ -260,7 +285,10 @@ export function addBillingCommands(
         if (options.from !== undefined) filter.from = options.from;
         if (options.to !== undefined) filter.to = options.to;
         if (options.by === "version") filter.byVersion = true;
-        const lines = await services.billing.usage.report(filter);
+        const lines =
+          options.fromArchive === undefined
+            ? await services.billing.usage.report(filter)
+            : await archiveReport(options.fromArchive, filter);
         if (options.json === true) output.print(lines);
         else if (options.chart === true && lines.length > 0) {
           // Loaded only for --chart, so other commands start as fast as before.

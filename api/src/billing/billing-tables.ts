@@ -27,8 +27,12 @@ export interface BalanceReservationsTable {
   expires_at: string;
 }
 
-/** Kinds of balance change. */
-export type BalanceEntryKind = "topup" | "charge" | "adjustment";
+/**
+ * Kinds of balance change. `carried_forward`: the sum of an account's
+ * entries of one month that retention removed (usage/usage-retention.ts),
+ * dated the month's first instant, so the ledger's sum stays the balance.
+ */
+export type BalanceEntryKind = "topup" | "charge" | "adjustment" | "carried_forward";
 
 /** The append-only ledger of balance changes; per account its sum is the balance. */
 export interface BalanceEntriesTable {

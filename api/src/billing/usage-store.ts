@@ -90,7 +90,8 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
   };
 }
 
-function fromRow(row: UsageRecordsTable): UsageRecord {
+/** Reads a usage row (as stored, or as archived by retention) back as a record. */
+export function usageRecordOf(row: UsageRecordsTable): UsageRecord {
   return {
     id: row.id,
     createdAt: row.created_at,
@@ -134,7 +135,7 @@ export class UsageStore {
     let query = this.database.selectFrom("usage_records").selectAll();
     if (accountId !== undefined) query = query.where("account_id", "=", accountId);
     const rows = await query.orderBy("created_at").orderBy("id").execute();
-    return rows.map(fromRow);
+    return rows.map(usageRecordOf);
   }
 
   /** The rows carrying one of these request IDs. */
@@ -145,7 +146,7 @@ export class UsageStore {
       .selectAll()
       .where("request_id", "in", [...requestIds])
       .execute();
-    return rows.map(fromRow);
+    return rows.map(usageRecordOf);
   }
 
   /** Usage per account, per UTC day and per persona (and version with `byVersion`), oldest day first. */

@@ -62,3 +62,23 @@ describe("PERSONA_DEMO_EMAIL (the address the demo seed allows to sign in)", () 
     );
   });
 });
+
+describe("PERSONA_USAGE_RETENTION_DAYS (issue 26)", () => {
+  const days = (value?: string) =>
+    loadConfig(value === undefined ? {} : { PERSONA_USAGE_RETENTION_DAYS: value })
+      .PERSONA_USAGE_RETENTION_DAYS;
+
+  it("keeps 90 days by default; a number of days; 0 or off keeps everything", () => {
+    expect(days()).toBe(90);
+    expect(days("30")).toBe(30);
+    expect(days("0")).toBeNull();
+    expect(days("off")).toBeNull();
+    expect(days(" OFF ")).toBeNull();
+  });
+
+  it("refuses anything else, naming the variable", () => {
+    for (const value of ["-1", "1.5", "never", ""]) {
+      expect(() => days(value)).toThrow(/PERSONA_USAGE_RETENTION_DAYS/u);
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Upstreams } from "../providers/upstream-config.js";
 import { ConfigError } from "./config-error.js";
 import { resolveDatabaseUrl } from "./database-url.js";
 import { operationsConfigShape } from "./operations-config.js";
+import { retentionConfigShape } from "./retention-config.js";
 import { storageConfigShape } from "./storage-config.js";
 import { tracingConfigShape } from "./tracing-config.js";
 
@@ -98,6 +99,8 @@ export const configSchema = z.object({
   ...operationsConfigShape,
   /** Storage and Redis deadlines (config/storage-config.ts). */
   ...storageConfigShape,
+  /** Usage retention and archives (config/retention-config.ts). */
+  ...retentionConfigShape,
   /** The upstream file (providers/load-upstreams.ts). */
   ...upstreamConfigShape,
   /** OpenTelemetry traces (config/tracing-config.ts). */

@@ -20,7 +20,7 @@ const USAGE_COLUMNS =
   "account_id, day, persona_id, endpoint, requests, served, input_tokens, output_tokens, cost_micros";
 
 /** Adds a usage row to its day's totals (an upsert; `table` qualifies the old values). */
-function addUsage(row: "new"): string {
+export function addUsage(row: "new"): string {
   const table = "usage_daily_totals";
   return `insert into ${table} (${USAGE_COLUMNS}) values (${usageTotals(row)})
     on conflict (account_id, day, persona_id, endpoint) do update set
@@ -32,7 +32,7 @@ function addUsage(row: "new"): string {
 }
 
 /** Takes a usage row out of its day's totals (before an update or a delete). */
-function removeUsage(row: "old"): string {
+export function removeUsage(row: "old"): string {
   return `update usage_daily_totals set
       requests = requests - 1,
       served = served - (case when ${row}.status = 200 then 1 else 0 end),
@@ -44,13 +44,13 @@ function removeUsage(row: "old"): string {
 }
 
 /** Adds a ledger entry to its day's sum. */
-const ADD_ENTRY = `insert into balance_daily_totals (account_id, day, amount_micros)
+export const ADD_ENTRY = `insert into balance_daily_totals (account_id, day, amount_micros)
     values (new.account_id, substr(new.created_at, 1, 10), new.amount_micros)
     on conflict (account_id, day) do update set
       amount_micros = balance_daily_totals.amount_micros + excluded.amount_micros`;
 
 /** Takes a ledger entry out of its day's sum. */
-const REMOVE_ENTRY = `update balance_daily_totals set amount_micros = amount_micros - old.amount_micros
+export const REMOVE_ENTRY = `update balance_daily_totals set amount_micros = amount_micros - old.amount_micros
     where account_id = old.account_id and day = substr(old.created_at, 1, 10)`;
 
 /**

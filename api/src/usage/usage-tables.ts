@@ -6,6 +6,8 @@
 export interface UsageTables {
   usage_daily_totals: UsageDailyTotalsTable;
   balance_daily_totals: BalanceDailyTotalsTable;
+  /** The newest retention cutoff (migration `0012_usage_retention`); one row, id 1. */
+  retention_cutoff: RetentionCutoffTable;
 }
 
 /** An account's usage of one persona through one endpoint on one day. */
@@ -28,4 +30,11 @@ export interface BalanceDailyTotalsTable {
   account_id: string;
   day: string;
   amount_micros: number;
+}
+
+/** The newest cutoff a retention run used: rows older than it were removed (usage/usage-retention.ts). */
+export interface RetentionCutoffTable {
+  id: number;
+  /** ISO 8601 UTC, a UTC midnight. */
+  cutoff: string;
 }

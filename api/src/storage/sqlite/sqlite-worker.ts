@@ -53,6 +53,12 @@ const connection = new SqliteDatabase(options.file, {
 });
 connection.pragma(`busy_timeout = ${options.busyTimeoutMs}`);
 if (isWriter) {
+  // A new file frees pages back to the file system on `incremental_vacuum`
+  // (usage retention); only possible before the first table (an existing
+  // file changes mode with `persona-admin storage vacuum`).
+  if (Number(connection.pragma("page_count", { simple: true })) === 0) {
+    connection.pragma("auto_vacuum = INCREMENTAL");
+  }
   connection.pragma("journal_mode = WAL");
   connection.pragma("foreign_keys = ON");
   connection.pragma(`journal_size_limit = ${options.walLimitBytes}`);
@@ -109,10 +115,18 @@ function answerError(id: number, error: unknown): void {
   });
 }
 
+/** `pragma incremental_vacuum(N)` (usage retention gives freed pages back with it). */
+const INCREMENTAL_VACUUM = /^\s*pragma\s+incremental_vacuum\b/iu;
+
 function runQuery(request: QueryRequest): QueryResultData {
   const statement = prepare(request.sql);
   const parameters = request.parameters as unknown[];
   if (statement.reader) return { rows: statement.all(parameters) };
+  if (INCREMENTAL_VACUUM.test(request.sql)) {
+    // It frees one page per step, and run() steps once: exec runs it to the end.
+    connection.exec(request.sql);
+    return { rows: [] };
+  }
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { rows: [], numAffectedRows: changes, insertId: lastInsertRowid };
 }

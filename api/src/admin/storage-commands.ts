@@ -1,0 +1,107 @@
+import { type Command, CommanderError } from "commander";
+import type { Services } from "../services.js";
+import { type StorageStats, storageStats } from "../storage/storage-stats.js";
+import { textTable } from "./admin-output.js";
+
+function statsTable(stats: StorageStats): string {
+  const table = textTable(
+    ["table", "rows", "bytes"],
+    stats.tables.map((entry) => [
+      entry.table,
+      String(entry.rows),
+      entry.bytes === null ? "-" : String(entry.bytes),
+    ]),
+    1,
+  );
+  const { retention } = stats;
+  const lines = [
+    `${stats.dialect} database: ${stats.databaseBytes} bytes`,
+    ...(stats.sqlite === undefined
+      ? []
+      : [
+          `auto_vacuum: ${stats.sqlite.autoVacuum}; free pages: ${stats.sqlite.freePages} × ${stats.sqlite.pageSize} bytes`,
+        ]),
+    "",
+    table,
+    "",
+    `oldest usage row: ${stats.oldest.usageRecords ?? "-"}; oldest ledger entry: ${stats.oldest.ledgerEntries ?? "-"}`,
+    retention.cutoff === null
+      ? "retention: off (PERSONA_USAGE_RETENTION_DAYS)"
+      : `next retention run (${retention.days} days, before ${retention.cutoff}): removes ${retention.usageRows} usage rows, rolls up ${retention.ledgerEntries} ledger entries${retention.archiveDir === null ? "" : `, archived to ${retention.archiveDir}`}`,
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * `persona-admin storage stats|retention|vacuum` (issue 26 "Bounded
+ * history"): rows and bytes per table and what retention would remove;
+ * one retention run now; and, on SQLite, switching an existing file to
+ * `auto_vacuum = INCREMENTAL` (a full VACUUM) so retention shrinks it.
+ */
+export function addStorageCommands(
+  program: Command,
+  services: Pick<Services, "store" | "retention">,
+  print: (value: unknown) => void,
+): void {
+  // `services` is opened only when a command runs (cli.ts): read it inside the actions.
+  const storage = program.command("storage").description("database size and usage retention");
+  storage
+    .command("stats")
+    .option("--json", "JSON instead of text")
+    .description(
+      "rows and bytes per table, oldest usage row and ledger entry, what the next retention run removes",
+    )
+    .action(async (options: { json?: boolean }) => {
+      const stats = await storageStats(services.store, services.retention);
+      print(options.json === true ? stats : statsTable(stats));
+    });
+  storage
+    .command("retention")
+    .option("--dry-run", "only count what would be removed")
+    .description(
+      "run usage retention once now (PERSONA_USAGE_RETENTION_DAYS, PERSONA_USAGE_ARCHIVE_DIR)",
+    )
+    .action(async (options: { dryRun?: boolean }) => {
+      if (options.dryRun === true) {
+        print(await services.retention.preview());
+        return;
+      }
+      const report = await services.retention.run();
+      if (report.skipped === "off") {
+        throw new CommanderError(
+          1,
+          "retention.off",
+          "retention is off: set PERSONA_USAGE_RETENTION_DAYS to a number of days",
+        );
+      }
+      print(report);
+    });
+  storage
+    .command("vacuum")
+    .description(
+      "SQLite: rebuild the file with auto_vacuum = INCREMENTAL so retention shrinks it (once, for files made before; takes the write lock while it runs)",
+    )
+    .action(async () => {
+      const { store } = services;
+      if (store.dialect !== "sqlite") {
+        throw new CommanderError(
+          1,
+          "vacuum.unsupported",
+          "PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md",
+        );
+      }
+      // VACUUM cannot run inside the store's batched transactions: a connection of its own.
+      const { default: SqliteDatabase } = await import("better-sqlite3");
+      const file = new SqliteDatabase(store.location, { fileMustExist: true });
+      let mode: number;
+      try {
+        file.pragma("busy_timeout = 60000");
+        file.pragma("auto_vacuum = INCREMENTAL");
+        file.exec("VACUUM");
+        mode = Number(file.pragma("auto_vacuum", { simple: true }));
+      } finally {
+        file.close();
+      }
+      print({ autoVacuum: mode === 2 ? "incremental" : "unchanged" });
+    });
+}

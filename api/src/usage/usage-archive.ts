@@ -1,0 +1,215 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip, createGzip } from "node:zlib";
+import type { UsageRecordsTable } from "../billing/billing-tables.js";
+import {
+  type UsageRecord,
+  type UsageReportFilter,
+  type UsageReportLine,
+  usageRecordOf,
+} from "../billing/usage-store.js";
+
+/** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */
+const ARCHIVE_FILE = /^usage-(\d{4}-\d{2}-\d{2})(?:\.part-(\d+))?\.jsonl\.gz$/u;
+
+function archiveName(day: string, part: number): string {
+  return part === 0 ? `usage-${day}.jsonl.gz` : `usage-${day}.part-${part}.jsonl.gz`;
+}
+
+/**
+ * Writes usage rows of one UTC day to a gzip-compressed JSON Lines file in
+ * `directory` (one row per line, the `usage_records` columns as stored),
+ * atomically: to a temporary file, fsync'd, then linked to its name (which
+ * never replaces a file) and the directory fsync'd. The first file of a day
+ * is `usage-YYYY-MM-DD.jsonl.gz`; when it exists, `…part-1…`, `…part-2…`.
+ *
+ * @param day - `YYYY-MM-DD` (UTC)
+ * @param pages - the rows, in pages (read as they are written)
+ * @returns the file's absolute path and how many rows it holds; no file (null) for no rows
+ * @throws the file system's error (the temporary file is removed)
+ */
+export async function writeUsageArchive(
+  directory: string,
+  day: string,
+  pages: AsyncIterable<readonly UsageRecordsTable[]>,
+): Promise<{ file: string | null; rows: number }> {
+  await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
+  const temporary = path.join(
+    directory,
+    `.usage-${day}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+  );
+  let rows = 0;
+  async function* lines() {
+    for await (const page of pages) {
+      rows += page.length;
+      if (page.length > 0) yield `${page.map((row) => JSON.stringify(row)).join("\n")}\n`;
+    }
+  }
+  try {
+    await pipeline(
+      Readable.from(lines()),
+      createGzip(),
+      fs.createWriteStream(temporary, { flags: "wx", mode: 0o600 }),
+    );
+    if (rows === 0) {
+      await fs.promises.rm(temporary, { force: true });
+      return { file: null, rows };
+    }
+    const handle = await fs.promises.open(temporary, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    for (let part = 0; ; part += 1) {
+      const file = path.join(directory, archiveName(day, part));
+      try {
+        // A link never replaces an existing file (rename would).
+        await fs.promises.link(temporary, file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+        throw error;
+      }
+      await fs.promises.unlink(temporary);
+      const directoryHandle = await fs.promises.open(directory, "r");
+      try {
+        await directoryHandle.sync();
+      } finally {
+        await directoryHandle.close();
+      }
+      return { file, rows };
+    }
+  } catch (error) {
+    await fs.promises.rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** The archive files of a directory, oldest day first (parts in order). */
+export function usageArchiveFiles(directory: string): string[] {
+  return fs
+    .readdirSync(directory)
+    .map((name) => ({ name, match: ARCHIVE_FILE.exec(name) }))
+    .filter((entry) => entry.match !== null)
+    .sort(
+      (a, b) =>
+        (a.match?.[1] ?? "").localeCompare(b.match?.[1] ?? "") ||
+        Number(a.match?.[2] ?? 0) - Number(b.match?.[2] ?? 0),
+    )
+    .map((entry) => path.join(directory, entry.name));
+}
+
+/**
+ * Reads every usage row archived in `directory` (only the files of the
+ * days from `from` to `to`, `YYYY-MM-DD`, both included, when given). A
+ * row written twice (a run stopped between archiving and removing, then
+ * archived again) is read once: a day's rows are only in that day's files,
+ * so the IDs of one day at a time are remembered.
+ *
+ * @throws when the directory cannot be read, or a file is not gzip'd JSON Lines
+ */
+export async function* readUsageArchive(
+  directory: string,
+  days: { from?: string; to?: string } = {},
+): AsyncGenerator<UsageRecord> {
+  let seen = new Set<string>();
+  let seenDay = "";
+  for (const file of usageArchiveFiles(directory)) {
+    const day = ARCHIVE_FILE.exec(path.basename(file))?.[1] ?? "";
+    if (days.from !== undefined && day < days.from.slice(0, 10)) continue;
+    if (days.to !== undefined && day > days.to) continue;
+    if (day !== seenDay) {
+      seen = new Set();
+      seenDay = day;
+    }
+    const input = fs.createReadStream(file).pipe(createGunzip());
+    const reader = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+    let line = 0;
+    for await (const text of reader) {
+      line += 1;
+      if (text.trim() === "") continue;
+      let row: UsageRecordsTable;
+      try {
+        row = JSON.parse(text) as UsageRecordsTable;
+      } catch {
+        throw new Error(`${file}:${line}: not a JSON line`);
+      }
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
+      yield usageRecordOf(row);
+    }
+  }
+}
+
+function compareNullsLast(a: string | number | null | undefined, b: typeof a): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  return typeof a === "number" && typeof b === "number"
+    ? a - b
+    : String(a).localeCompare(String(b));
+}
+
+/**
+ * Usage lines of records, grouped and ordered as `UsageStore.report` does
+ * (day, account, persona, version with `byVersion`, upstream, model), for
+ * `persona-admin usage --from-archive`.
+ */
+export async function usageReportOf(
+  records: AsyncIterable<UsageRecord>,
+  filter: UsageReportFilter = {},
+): Promise<UsageReportLine[]> {
+  const byVersion = filter.byVersion === true;
+  const lines = new Map<string, UsageReportLine>();
+  for await (const record of records) {
+    const day = record.createdAt.slice(0, 10);
+    if (filter.accountId !== undefined && record.accountId !== filter.accountId) continue;
+    if (filter.personaId !== undefined && record.personaId !== filter.personaId) continue;
+    if (filter.from !== undefined && record.createdAt < filter.from) continue;
+    if (filter.to !== undefined && day > filter.to) continue;
+    const version = byVersion ? (record.personaVersion ?? null) : undefined;
+    const key = JSON.stringify([
+      day,
+      record.accountId,
+      record.personaId,
+      version,
+      record.upstream ?? null,
+      record.model ?? null,
+    ]);
+    let line = lines.get(key);
+    if (line === undefined) {
+      line = {
+        accountId: record.accountId,
+        day,
+        personaId: record.personaId,
+        ...(byVersion ? { personaVersion: version ?? null } : {}),
+        upstream: record.upstream ?? null,
+        model: record.model ?? null,
+        requests: 0,
+        served: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicros: 0,
+      };
+      lines.set(key, line);
+    }
+    line.requests += 1;
+    if (record.status === 200) line.served += 1;
+    line.inputTokens += record.inputTokens;
+    line.outputTokens += record.outputTokens;
+    line.costMicros += record.costMicros;
+  }
+  return [...lines.values()].sort(
+    (a, b) =>
+      a.day.localeCompare(b.day) ||
+      a.accountId.localeCompare(b.accountId) ||
+      compareNullsLast(a.personaId, b.personaId) ||
+      compareNullsLast(a.personaVersion, b.personaVersion) ||
+      compareNullsLast(a.upstream, b.upstream) ||
+      compareNullsLast(a.model, b.model),
+  );
+}

@@ -1,0 +1,424 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { type Kysely, sql } from "kysely";
+import type { UsageRecordsTable } from "../billing/billing-tables.js";
+import type { Config } from "../config/config.js";
+import type { Logger } from "../logging/logger.js";
+import type { DatabaseSchema } from "../storage/schema.js";
+import type { Store } from "../storage/store.js";
+import { CARRIED_FORWARD_KIND } from "./retention-migration.js";
+import { writeUsageArchive } from "./usage-archive.js";
+
+/** What retention keeps and how it removes the rest (config/retention-config.ts). */
+export interface RetentionSettings {
+  /** Days kept; null: retention is off, everything is kept. */
+  days: number | null;
+  /** Where removed usage rows are archived first; absent: not archived. */
+  archiveDir?: string;
+  /** Rows per transaction. */
+  batchSize: number;
+  /** Milliseconds between two batches. */
+  pauseMs: number;
+  /** Milliseconds between two runs of the background job. */
+  intervalMs: number;
+}
+
+/** The retention settings of a configuration. */
+export function retentionSettingsOf(
+  config: Pick<
+    Config,
+    | "PERSONA_USAGE_RETENTION_DAYS"
+    | "PERSONA_USAGE_ARCHIVE_DIR"
+    | "PERSONA_RETENTION_BATCH_SIZE"
+    | "PERSONA_RETENTION_PAUSE_MS"
+    | "PERSONA_RETENTION_INTERVAL_MINUTES"
+  >,
+): RetentionSettings {
+  return {
+    days: config.PERSONA_USAGE_RETENTION_DAYS,
+    ...(config.PERSONA_USAGE_ARCHIVE_DIR === undefined
+      ? {}
+      : { archiveDir: config.PERSONA_USAGE_ARCHIVE_DIR }),
+    batchSize: config.PERSONA_RETENTION_BATCH_SIZE,
+    pauseMs: config.PERSONA_RETENTION_PAUSE_MS,
+    intervalMs: config.PERSONA_RETENTION_INTERVAL_MINUTES * 60_000,
+  };
+}
+
+/**
+ * The cutoff of a run: the UTC midnight `days` days before `now`'s UTC day
+ * starts. Rows created before it are removed; a day is so removed whole.
+ *
+ * @returns ISO 8601 UTC, e.g. `2026-08-28T00:00:00.000Z`
+ */
+export function retentionCutoff(days: number, now: Date = new Date()): string {
+  return new Date(
+    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days),
+  ).toISOString();
+}
+
+/** The ID of the carried-forward ledger entry of an account and month (`YYYY-MM`). */
+export function carriedForwardId(accountId: string, month: string): string {
+  return `carried-forward:${month}:${accountId}`;
+}
+
+/** What the next run would remove. */
+export interface RetentionPreview {
+  /** Null when retention is off. */
+  days: number | null;
+  cutoff: string | null;
+  /** Usage rows older than the cutoff. */
+  usageRows: number;
+  /** Ledger entries older than the cutoff (carried-forward ones aside), to be rolled up. */
+  ledgerEntries: number;
+  archiveDir: string | null;
+}
+
+/** What a run did. */
+export interface RetentionReport {
+  cutoff: string | null;
+  /** `off`: retention is off; `busy`: another run (another instance) holds the work. */
+  skipped?: "off" | "busy";
+  usageRowsRemoved: number;
+  ledgerEntriesRolledUp: number;
+  /** Account-months whose carried-forward entry was made or grew. */
+  carriedForwardMonths: number;
+  /** Archive files written, with their row counts. */
+  archiveFiles: Array<{ file: string; rows: number }>;
+  /** Transactions that removed rows. */
+  batches: number;
+  /** SQLite: bytes the file gave back by incremental vacuum (0 on PostgreSQL or with auto_vacuum off). */
+  reclaimedBytes: number;
+}
+
+/** Key of the PostgreSQL advisory lock that one retention run holds ("persona-retention"). */
+export const RETENTION_LOCK_KEY = 7_302_026_026;
+
+type Db = Kysely<DatabaseSchema>;
+
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
+}
+
+/**
+ * Usage retention (issue 26 "Bounded history"): removes usage rows older
+ * than the cutoff and rolls ledger entries older than it into one
+ * `carried_forward` entry per account and month (so every account's ledger
+ * sum stays its balance), in transactions of `batchSize` rows with a pause
+ * between them, off the request path. Daily totals are kept (migration
+ * 0012's triggers leave them alone). Usage rows are archived per UTC day
+ * first when `archiveDir` is set. On SQLite the file then gives back its
+ * free pages (`PRAGMA incremental_vacuum`, when auto_vacuum is INCREMENTAL).
+ * On PostgreSQL one instance at a time does the work (a session advisory
+ * lock, tried, never waited for).
+ */
+export class UsageRetention {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<RetentionReport> | undefined;
+  private readonly stopping = new AbortController();
+
+  constructor(
+    private readonly store: Pick<Store, "database" | "dialect">,
+    readonly settings: RetentionSettings,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Counts what a run at `now` would remove. */
+  async preview(now: Date = new Date()): Promise<RetentionPreview> {
+    const { days } = this.settings;
+    const archiveDir = this.settings.archiveDir ?? null;
+    if (days === null) return { days, cutoff: null, usageRows: 0, ledgerEntries: 0, archiveDir };
+    const cutoff = retentionCutoff(days, now);
+    const database = this.store.database;
+    const usage = await database
+      .selectFrom("usage_records")
+      .select(sql<number>`count(*)`.as("rows"))
+      .where("created_at", "<", cutoff)
+      .executeTakeFirst();
+    const ledger = await database
+      .selectFrom("balance_entries")
+      .select(sql<number>`count(*)`.as("rows"))
+      .where("created_at", "<", cutoff)
+      .where("kind", "<>", CARRIED_FORWARD_KIND)
+      .executeTakeFirst();
+    return {
+      days,
+      cutoff,
+      usageRows: Number(usage?.rows ?? 0),
+      ledgerEntries: Number(ledger?.rows ?? 0),
+      archiveDir,
+    };
+  }
+
+  /**
+   * Runs retention once (the background job, or `persona-admin storage
+   * retention`). Returns at once with `skipped` when off, when a run of this
+   * process is under way, or (PostgreSQL) when another instance holds the
+   * work.
+   *
+   * @throws the store's or the file system's error; what committed stays
+   *   (the next run goes on from there)
+   */
+  run(now: Date = new Date()): Promise<RetentionReport> {
+    const { days } = this.settings;
+    const empty: RetentionReport = {
+      cutoff: null,
+      usageRowsRemoved: 0,
+      ledgerEntriesRolledUp: 0,
+      carriedForwardMonths: 0,
+      archiveFiles: [],
+      batches: 0,
+      reclaimedBytes: 0,
+    };
+    if (days === null) return Promise.resolve({ ...empty, skipped: "off" });
+    const cutoff = retentionCutoff(days, now);
+    if (this.running !== undefined) return Promise.resolve({ ...empty, cutoff, skipped: "busy" });
+    const run = this.exclusively(async (database) => {
+      const report: RetentionReport = { ...empty, cutoff };
+      await this.recordCutoff(database, cutoff);
+      await this.rollUpLedger(database, cutoff, report);
+      await this.removeUsage(database, cutoff, report);
+      if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
+      return report;
+    }).then((report) => report ?? { ...empty, cutoff, skipped: "busy" as const });
+    this.running = run;
+    return run.finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  /** Starts the background job: a first run a minute after start, then every `intervalMs`. */
+  start(firstRunMs = 60_000): void {
+    if (this.settings.days === null || this.timer !== undefined) return;
+    const tick = () => {
+      this.run()
+        .then((report) => {
+          if (report.usageRowsRemoved > 0 || report.ledgerEntriesRolledUp > 0) {
+            this.logger?.info({ retention: report }, "usage retention removed old rows");
+          }
+        })
+        .catch((error: unknown) => {
+          if (this.stopping.signal.aborted) return;
+          this.logger?.error({ err: error }, "usage retention failed; it runs again later");
+        })
+        .finally(() => {
+          if (this.stopping.signal.aborted) return;
+          this.timer = setTimeout(tick, this.settings.intervalMs);
+          this.timer.unref();
+        });
+    };
+    this.timer = setTimeout(tick, firstRunMs);
+    this.timer.unref();
+  }
+
+  /** Stops the background job: no new batch starts; waits for the one under way. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  private get stopped(): boolean {
+    return this.stopping.signal.aborted;
+  }
+
+  private async pause(): Promise<void> {
+    if (this.settings.pauseMs === 0 || this.stopped) return;
+    await delay(this.settings.pauseMs, undefined, { signal: this.stopping.signal }).catch(
+      () => undefined,
+    );
+  }
+
+  /** Runs `work` alone: on PostgreSQL under a session advisory lock; undefined when it is held. */
+  private async exclusively<T>(work: (database: Db) => Promise<T>): Promise<T | undefined> {
+    if (this.store.dialect !== "postgres") return work(this.store.database);
+    return this.store.database.connection().execute(async (connection) => {
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`select pg_try_advisory_lock(${RETENTION_LOCK_KEY}) as locked`.execute(connection);
+      if (rows[0]?.locked !== true) return undefined;
+      try {
+        return await work(connection);
+      } finally {
+        await sql`select pg_advisory_unlock(${RETENTION_LOCK_KEY})`.execute(connection);
+      }
+    });
+  }
+
+  private async recordCutoff(database: Db, cutoff: string): Promise<void> {
+    await database
+      .insertInto("retention_cutoff")
+      .values({ id: 1, cutoff })
+      .onConflict((conflict) =>
+        conflict.column("id").doUpdateSet({
+          cutoff: sql`case when excluded.cutoff > retention_cutoff.cutoff then excluded.cutoff else retention_cutoff.cutoff end`,
+        }),
+      )
+      .execute();
+  }
+
+  private async rollUpLedger(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
+    const months = new Set<string>();
+    while (!this.stopped) {
+      const rolled = await database.transaction().execute(async (transaction) => {
+        const entries = await transaction
+          .selectFrom("balance_entries")
+          .select(["id", "account_id", "amount_micros", "created_at"])
+          .where("created_at", "<", cutoff)
+          .where("kind", "<>", CARRIED_FORWARD_KIND)
+          .orderBy("created_at")
+          .orderBy("id")
+          .limit(this.settings.batchSize)
+          .execute();
+        if (entries.length === 0) return 0;
+        const sums = new Map<string, { accountId: string; month: string; micros: number }>();
+        for (const entry of entries) {
+          const month = entry.created_at.slice(0, 7);
+          const key = carriedForwardId(entry.account_id, month);
+          const sum = sums.get(key) ?? { accountId: entry.account_id, month, micros: 0 };
+          sum.micros += Number(entry.amount_micros);
+          sums.set(key, sum);
+        }
+        for (const [id, sum] of sums) {
+          months.add(id);
+          await transaction
+            .insertInto("balance_entries")
+            .values({
+              id,
+              account_id: sum.accountId,
+              kind: CARRIED_FORWARD_KIND,
+              amount_micros: sum.micros,
+              usage_id: null,
+              note: `entries of ${sum.month} carried forward by usage retention`,
+              created_at: `${sum.month}-01T00:00:00.000Z`,
+            })
+            .onConflict((conflict) =>
+              conflict.column("id").doUpdateSet({
+                amount_micros: sql`balance_entries.amount_micros + excluded.amount_micros`,
+              }),
+            )
+            .execute();
+        }
+        await transaction
+          .deleteFrom("balance_entries")
+          .where(
+            "id",
+            "in",
+            entries.map((entry) => entry.id),
+          )
+          .execute();
+        return entries.length;
+      });
+      if (rolled === 0) break;
+      report.ledgerEntriesRolledUp += rolled;
+      report.batches += 1;
+      await this.pause();
+    }
+    report.carriedForwardMonths = months.size;
+  }
+
+  /** Usage rows in [from, to) that nothing in the ledger refers to any more, a page at a time. */
+  private async *pages(
+    database: Db,
+    from: string,
+    to: string,
+  ): AsyncGenerator<UsageRecordsTable[]> {
+    let after: { createdAt: string; id: string } | undefined;
+    for (;;) {
+      let query = database
+        .selectFrom("usage_records")
+        .selectAll()
+        .where("created_at", ">=", from)
+        .where("created_at", "<", to)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("balance_entries")
+                .select("balance_entries.id")
+                .whereRef("balance_entries.usage_id", "=", "usage_records.id"),
+            ),
+          ),
+        );
+      if (after !== undefined) {
+        const last = after;
+        query = query.where(({ or, and, eb }) =>
+          or([
+            eb("created_at", ">", last.createdAt),
+            and([eb("created_at", "=", last.createdAt), eb("id", ">", last.id)]),
+          ]),
+        );
+      }
+      const page = await query
+        .orderBy("created_at")
+        .orderBy("id")
+        .limit(this.settings.batchSize)
+        .execute();
+      if (page.length === 0) return;
+      yield page;
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < this.settings.batchSize) return;
+      after = { createdAt: last.created_at, id: last.id };
+    }
+  }
+
+  private async removeUsage(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
+    let from = "";
+    while (!this.stopped) {
+      const oldest = await database
+        .selectFrom("usage_records")
+        .select(sql<string | null>`min(created_at)`.as("created_at"))
+        .where("created_at", ">=", from)
+        .where("created_at", "<", cutoff)
+        .executeTakeFirst();
+      if (oldest?.created_at == null) return;
+      const day = oldest.created_at.slice(0, 10);
+      const dayStart = `${day}T00:00:00.000Z`;
+      const dayEnd = nextDay(day) < cutoff ? nextDay(day) : cutoff;
+      if (this.settings.archiveDir !== undefined) {
+        const written = await writeUsageArchive(
+          this.settings.archiveDir,
+          day,
+          this.pages(database, dayStart, dayEnd),
+        );
+        if (written.file !== null)
+          report.archiveFiles.push({ file: written.file, rows: written.rows });
+      }
+      while (!this.stopped) {
+        const result = await sql`delete from usage_records where id in (
+            select u.id from usage_records u
+            where u.created_at >= ${dayStart} and u.created_at < ${dayEnd}
+              and not exists (select 1 from balance_entries b where b.usage_id = u.id)
+            order by u.created_at, u.id limit ${this.settings.batchSize})`.execute(database);
+        const removed = Number(result.numAffectedRows ?? 0);
+        if (removed === 0) break;
+        report.usageRowsRemoved += removed;
+        report.batches += 1;
+        await this.pause();
+      }
+      from = dayEnd;
+    }
+  }
+
+  /** SQLite: gives free pages back to the file system in steps; returns the bytes given back. */
+  private async vacuum(database: Db): Promise<number> {
+    const mode = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(database);
+    if (Number(mode.rows[0]?.auto_vacuum) !== 2) return 0;
+    const pageSize = Number(
+      (await sql<{ page_size: number }>`pragma page_size`.execute(database)).rows[0]?.page_size,
+    );
+    let reclaimed = 0;
+    while (!this.stopped) {
+      const free = await sql<{
+        freelist_count: number;
+      }>`pragma freelist_count`.execute(database);
+      const pages = Number(free.rows[0]?.freelist_count ?? 0);
+      if (pages === 0) break;
+      const step = Math.min(pages, Math.max(this.settings.batchSize, 256));
+      await sql.raw(`pragma incremental_vacuum(${step})`).execute(database);
+      reclaimed += step * pageSize;
+      await this.pause();
+    }
+    // The file itself shrinks at the next checkpoint of the write-ahead log.
+    return reclaimed;
+  }
+}
