@@ -2,13 +2,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CommanderError } from "commander";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
-import { createAdminProgram } from "../src/admin/admin-program.js";
 import { JUDGE_PROMPT_VERSION } from "../src/evaluation/judge-prompt.js";
 import type { Services } from "../src/services.js";
+import { runAdmin } from "./support/admin-in-process.js";
 import { startFakeUpstream } from "./support/fake-upstream.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
@@ -85,23 +84,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     await closeStore(services);
   });
 
-  async function admin(...args: string[]) {
-    const out: string[] = [];
-    const error: string[] = [];
-    const program = createAdminProgram(services, {
-      out: (text) => out.push(text),
-      error: (text) => error.push(text),
-    });
-    let code = 0;
-    try {
-      await program.parseAsync(args, { from: "user" });
-    } catch (thrown) {
-      if (!(thrown instanceof CommanderError)) throw thrown;
-      code = thrown.exitCode;
-      error.push(thrown.message);
-    }
-    return { code, stdout: out.join("\n"), stderr: error.join("\n") };
-  }
+  const admin = (...args: string[]) => runAdmin(services, ...args);
 
   /** What metering keeps of an account: balance, reservations, and every metered table's rows. */
   async function meteredState() {

@@ -3,13 +3,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdminProgram } from "../src/admin/admin-program.js";
 import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
 import { readUsageArchive, usageArchiveFiles, usageReportOf } from "../src/usage/usage-archive.js";
 import { retentionCutoff, UsageRetention } from "../src/usage/usage-retention.js";
+import { runAdmin } from "./support/admin-in-process.js";
 import { createTestDatabase, describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 
@@ -29,23 +28,7 @@ function daysAgo(days: number, hour = 12): string {
   ).toISOString();
 }
 
-async function admin(services: Services, ...args: string[]) {
-  const out: string[] = [];
-  const error: string[] = [];
-  const program = createAdminProgram(services, {
-    out: (text) => out.push(text),
-    error: (text) => error.push(text),
-  });
-  let code = 0;
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (thrown) {
-    if (!(thrown instanceof CommanderError)) throw thrown;
-    code = thrown.exitCode;
-    error.push(thrown.message);
-  }
-  return { code, stdout: out.join("\n"), stderr: error.join("\n") };
-}
+const admin = runAdmin;
 
 /** A usage row with its charge, as settlement writes them. */
 async function charge(
