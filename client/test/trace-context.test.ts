@@ -1,8 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PersonaClient } from "../src/index.js";
+
+/** A key of the right shape, made at run time (never a key-shaped literal in a file). */
+const KEY = `prk_test_${randomBytes(16).toString("hex")}`;
 
 // The client continues the caller's trace (issue 26): a call's traceparent,
 // the traceContext hook, or the application's @opentelemetry/api context.
@@ -15,7 +19,7 @@ const PERSONA_ID = "6f1c2b1e-8f3a-4c1d-9a1b-2c3d4e5f6a7b";
 function recordingClient(options: ConstructorParameters<typeof PersonaClient>[0] = {}) {
   const sent: Array<Record<string, string>> = [];
   const client = new PersonaClient({
-    apiKey: "prk_test_0123456789abcdef0123456789abcdef",
+    apiKey: KEY,
     personaId: PERSONA_ID,
     baseUrl: "http://127.0.0.1:9",
     maxRetries: 0,
@@ -72,7 +76,7 @@ describe("trace context of client requests", () => {
     expect(sent[1]?.traceparent).toBe(given);
     await client.generate({ messages }, { traceparent: "not a traceparent\r\nx-api-key: x" });
     expect(sent[2]?.traceparent).toBeUndefined();
-    expect(sent[2]?.["x-api-key"]).toBe("prk_test_0123456789abcdef0123456789abcdef");
+    expect(sent[2]?.["x-api-key"]).toBe(KEY);
   });
 
   it("a traceContext function adds trace headers only", async () => {
@@ -87,7 +91,7 @@ describe("trace context of client requests", () => {
     expect(sent[0]).toMatchObject({
       traceparent: `00-${TRACE_ID}-${SPAN_ID}-00`,
       tracestate: "vendor=1",
-      "x-api-key": "prk_test_0123456789abcdef0123456789abcdef",
+      "x-api-key": KEY,
     });
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { PersonaClient } from "@persona-reply/client";
@@ -7,7 +8,8 @@ import { createPersonaServer } from "./create-persona-server.js";
 // persona-mcp continues a trace its MCP client gives in `params._meta.traceparent`
 // (issue 26): the service request of the tool call carries that traceparent.
 
-const KEY = "prk_test_0123456789abcdef0123456789abcdef";
+/** A key of the right shape, made at run time (never a key-shaped literal in a file). */
+const KEY = `prk_test_${randomBytes(16).toString("hex")}`;
 const PERSONA_ID = "6f1c2b1e-8f3a-4c1d-9a1b-2c3d4e5f6a7b";
 
 async function connected() {
