@@ -231,12 +231,18 @@ async function walBytesBetween(server, from, to) {
   return Number(row.bytes);
 }
 
-async function transactionsOf(server, names) {
+/** Transactions (commits and rollbacks) and bytes on disk of each database. */
+async function databaseTotals(server, names) {
   const { rows } = await server.admin.query(
-    "select datname, xact_commit + xact_rollback as transactions from pg_stat_database where datname = any($1)",
+    "select datname, xact_commit + xact_rollback as transactions, pg_database_size(datname) as bytes from pg_stat_database where datname = any($1)",
     [names],
   );
-  return new Map(rows.map((row) => [row.datname, Number(row.transactions)]));
+  return new Map(
+    rows.map((row) => [
+      row.datname,
+      { transactions: Number(row.transactions), bytes: Number(row.bytes) },
+    ]),
+  );
 }
 
 // --- accounts, instances, load -----------------------------------------------------
@@ -431,7 +437,7 @@ async function main() {
     await drive(sqlite, 2);
     for (const scenario of scenarios) await drive(scenario, 2);
     await sleep(FLUSH_WAIT_MS);
-    const startTransactions = await transactionsOf(server, databases);
+    const startTotals = await databaseTotals(server, databases);
     const startStatements = new Map();
     for (const scenario of scenarios) {
       startStatements.set(scenario.key, await statementsOf(scenario.instances));
@@ -461,16 +467,16 @@ async function main() {
       }
     }
     await sleep(FLUSH_WAIT_MS);
-    const endTransactions = await transactionsOf(server, databases);
+    const endTotals = await databaseTotals(server, databases);
     for (const scenario of scenarios) {
       const statementsBetweenRuns =
         (await statementsOf(scenario.instances)) -
         startStatements.get(scenario.key) -
         scenario.statements;
-      scenario.commits =
-        (endTransactions.get(scenario.database) ?? 0) -
-        (startTransactions.get(scenario.database) ?? 0) -
-        statementsBetweenRuns;
+      const start = startTotals.get(scenario.database);
+      const end = endTotals.get(scenario.database);
+      scenario.commits = end.transactions - start.transactions - statementsBetweenRuns;
+      scenario.diskBytes = end.bytes - start.bytes;
     }
 
     // Figures.
@@ -484,6 +490,7 @@ async function main() {
       commits: scenario.commits / scenario.requests,
       walBytes: scenario.walBytes / scenario.requests,
       statements: scenario.statements / scenario.requests,
+      diskBytes: scenario.diskBytes / scenario.requests,
     });
     const roundRatio = (top, bottom) =>
       median(top.runs.map((run, index) => run.rps / bottom[index].rps));
@@ -518,16 +525,16 @@ async function main() {
       `- Command: \`npm run bench:db-cost -w api\` (api/bench/db-cost-bench.mjs; ${server.private ? `a private PostgreSQL cluster started from ${server.bin}, default settings: fsync and synchronous_commit on, shared_buffers 128 MB` : `PostgreSQL at ${server.url.replace(/\/\/[^@]*@/u, "//")}: backends of the benchmark's databases and background processes counted; WAL includes the server's other writes`}; autocannon, ${connections} connections split between the instances, ${rounds} interleaved rounds of ${duration} s per target after a 2 s warm-up; per-request figures summed over the rounds; requests/s the median round; ratios the median of per-round ratios)`,
       `- Date: ${new Date().toISOString().slice(0, 10)}`,
       "- Every request: /api/v1/generate, offline engine, billing and rate limits on, request logging on; each scenario on a database of its own; 100 accounts: one key and persona each, requests round robin.",
-      "- Server CPU: utime + stime of every process of the cluster (/proc, CLK_TCK), over the runs. Commits: `xact_commit + xact_rollback` of the scenario's database (read after an 11 s pause: statistics flush late), minus the autocommit heartbeats between runs. WAL: `pg_current_wal_lsn()` before and after each run. Statements: `persona_storage_statements_total` of the instances.",
+      "- Server CPU: utime + stime of every process of the cluster (/proc, CLK_TCK), over the runs. Commits: `xact_commit + xact_rollback` of the scenario's database (read after an 11 s pause: statistics flush late), minus the autocommit heartbeats between runs. WAL: `pg_current_wal_lsn()` before and after each run. Statements: `persona_storage_statements_total` of the instances. Database growth: `pg_database_size` at the end minus at the start (tables, indexes, dead rows not yet vacuumed), per request.",
       "",
-      "| scenario | requests/s | server CPU µs/request | commits/request | WAL bytes/request | statements/request |",
-      "|---|---:|---:|---:|---:|---:|",
+      "| scenario | requests/s | server CPU µs/request | commits/request | WAL bytes/request | statements/request | database growth bytes/request |",
+      "|---|---:|---:|---:|---:|---:|---:|",
       ...rows.map(
         ({ scenario, figures }) =>
-          `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} |`,
+          `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} | ${figures.diskBytes.toFixed(0)} |`,
       ),
-      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} |`,
-      `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | — | — | — |`,
+      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} | — |`,
+      `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | — | — | — | — |`,
       "",
       "Targets (issue 27):",
       "",
