@@ -63,6 +63,7 @@ export async function createServices(
     },
     onLateSettlement: (input, outcome) => refundLateSettlement(input, outcome),
   });
+  metrics.countStorageStatements(store.dialect, () => store.statementCount());
   try {
     await store.migrate(SCHEMA_MIGRATIONS);
   } catch (error) {

@@ -11,6 +11,7 @@ import { readExamplePersona } from "../src/seed/demo-seed.js";
 import { type RunningServer, startServer } from "../src/server.js";
 import type { Services } from "../src/services.js";
 import { type FakeUpstream, startFakeUpstream } from "./support/fake-upstream.js";
+import { describeEachDialect } from "./support/test-databases.js";
 
 /** Log lines the service wrote, parsed (pino writes one JSON object per line). */
 const lines: Array<Record<string, unknown>> = [];
@@ -248,5 +249,58 @@ describe("GET /metrics (Prometheus)", () => {
         kind: "timeout",
       }),
     ).toBe(1);
+  });
+});
+
+await describeEachDialect("persona_storage_statements_total", (database) => {
+  let own: Services;
+  let ownServer: RunningServer;
+  let ownPersona: Persona;
+  let ownKey: string;
+  beforeAll(async () => {
+    const config = loadConfig({
+      PERSONA_PORT: "0",
+      PERSONA_DATABASE_URL: database.url,
+      PERSONA_ENV_FILE: path.join(directory, `${database.dialect}.env`),
+      PERSONA_SEED_DEMO: "false",
+      PERSONA_LOG_LEVEL: "silent",
+    });
+    own = await createServices(config, createLogger("silent"));
+    ownServer = await startServer(own);
+    const account = await own.accounts.create("Statements customer");
+    await own.billing.balances.topUp(account.id, 10_000_000);
+    ownPersona = await own.personas.create(account.id, readExamplePersona());
+    ownKey = (await own.keys.create(account.id, "statements key")).key;
+  });
+  afterAll(async () => {
+    await ownServer?.stop();
+  });
+
+  it("grows with every /generate by the statements its admission and settlement ran", async () => {
+    const scrape = async () =>
+      sample(
+        await (await fetch(`${ownServer.url}/metrics`)).text(),
+        "persona_storage_statements_total",
+        {
+          dialect: database.dialect,
+        },
+      );
+    const hello = { personaId: ownPersona.id, messages: [{ role: "user", content: "Hi" }] };
+    const generate = () =>
+      fetch(`${ownServer.url}/api/v1/generate`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": ownKey },
+        body: JSON.stringify(hello),
+      });
+    // The first request fills the caches (key, account, persona, limits).
+    expect((await generate()).status).toBe(200);
+    const before = await scrape();
+    expect(before).toBeGreaterThan(0);
+    const requests = 5;
+    for (let index = 0; index < requests; index++) expect((await generate()).status).toBe(200);
+    const perRequest = ((await scrape()) - before) / requests;
+    // At least an admission and a settlement each; a few statements, not dozens.
+    expect(perRequest).toBeGreaterThanOrEqual(2);
+    expect(perRequest).toBeLessThan(40);
   });
 });

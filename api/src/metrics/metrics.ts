@@ -21,6 +21,7 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "reque
  * | `persona_balance_rejections_total` | counter | `route` |
  * | `persona_charges_total` | counter | `endpoint`, `payment_method` |
  * | `persona_charged_micros_total` | counter | `endpoint`, `payment_method` |
+ * | `persona_storage_statements_total` | counter | `dialect` |
  *
  * plus prom-client's default process and Node.js metrics (`process_*`,
  * `nodejs_*`). `route` is the route's path template (e.g.
@@ -47,6 +48,16 @@ export interface Metrics {
   chargedMicros: Counter<"endpoint" | "payment_method">;
   /** SQLite: bytes of the write-ahead log (bounded by `PERSONA_SQLITE_WAL_LIMIT_BYTES` after checkpoints). */
   sqliteWalBytes: Gauge;
+  /**
+   * Statements the store had its database execute, by `dialect` (`sqlite`,
+   * `postgres`), read from the store at each scrape (issue 27).
+   */
+  storageStatements: Counter<"dialect">;
+  /**
+   * Names where `persona_storage_statements_total` is read from: the
+   * store's running total (`Store.statementCount`), read at each scrape.
+   */
+  countStorageStatements(dialect: string, total: () => number): void;
 }
 
 /** Latency buckets in seconds: from cache-fast rejections to slow model calls. */
@@ -67,7 +78,27 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  let statementSource: { dialect: string; total: () => number; seen: number } | undefined;
+  const storageStatements = new Counter({
+    name: "persona_storage_statements_total",
+    help: "Statements the store had its database execute (PostgreSQL: sent on its connections; SQLite: run by its worker threads).",
+    labelNames: ["dialect"] as const,
+    registers,
+    collect() {
+      if (statementSource === undefined) return;
+      const total = statementSource.total();
+      if (total > statementSource.seen) {
+        this.inc({ dialect: statementSource.dialect }, total - statementSource.seen);
+        statementSource.seen = total;
+      }
+    },
+  });
   return {
+    storageStatements,
+    countStorageStatements(dialect, total) {
+      statementSource = { dialect, total, seen: 0 };
+      storageStatements.inc({ dialect }, 0);
+    },
     registry,
     httpRequests: new Counter({
       name: "persona_http_requests_total",

@@ -34,6 +34,16 @@ export interface Store {
   /** Milliseconds a storage call waits by default before it fails with 503. */
   readonly timeoutMs: number;
   /**
+   * Statements this store has had the database execute since it opened, a
+   * running total (issue 27, `persona_storage_statements_total`).
+   * PostgreSQL: every statement sent on the store's pools (kysely's, `BEGIN`
+   * and `COMMIT` included, and the ledger's) and the change feed's
+   * `LISTEN` session; SQLite: every statement the writer and reader workers
+   * ran (prepared statements, `BEGIN`/`SAVEPOINT`/`COMMIT`, maintenance
+   * pragmas excepted), as of each worker's latest answer.
+   */
+  statementCount(): number;
+  /**
    * Applies every pending migration, with no statement deadline (an index
    * on a large table may take a while).
    *

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "../../logging/logger.js";
 import type { ChangeFeed } from "../change-feed.js";
+import type { StatementCounter } from "../statement-counter.js";
 
 /** The channel the triggers of migration `0004_storage_changes` notify. */
 export const CHANGES_CHANNEL = "persona_changes";
@@ -16,6 +17,7 @@ const HEARTBEAT_MS = 500;
  * otherwise hide changes — and while it is down the feed stops tracking
  * (caches read through) and it reconnects with backoff.
  *
+ * @param statements - counts the `LISTEN` and the heartbeats
  * @returns a function that stops listening
  */
 export function listenForChanges(
@@ -23,6 +25,7 @@ export function listenForChanges(
   changes: ChangeFeed,
   logger: Logger,
   connectTimeoutMs: number,
+  statements?: StatementCounter,
 ): () => Promise<void> {
   let stopped = false;
   let client: pg.Client | undefined;
@@ -63,12 +66,16 @@ export function listenForChanges(
     next.on("notification", () => changes.changed());
     next
       .connect()
-      .then(() => next.query(`LISTEN ${CHANGES_CHANNEL}`))
+      .then(() => {
+        statements?.add();
+        return next.query(`LISTEN ${CHANGES_CHANNEL}`);
+      })
       .then(() => {
         if (client !== next) return;
         retryDelay = 250;
         changes.setTracking(true);
         heartbeat = setInterval(() => {
+          statements?.add();
           next.query("select 1").catch((error: Error) => {
             if (client === next) drop(`heartbeat failed: ${error.message}`);
           });

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
+import type { StatementCounter } from "../statement-counter.js";
 import { postgresFailureKind, StorageUnavailableError } from "../storage-error.js";
 import type { StoreHealth } from "../store-health.js";
 
@@ -48,13 +49,15 @@ export function classifyPostgresError(error: unknown): unknown {
  * @param options.relaxedCommits - the pool's sessions commit without waiting
  *   for the WAL flush (`synchronous_commit = off`): only for writes whose loss
  *   in a server crash loses no money and no record
+ * @param options.statements - counts every statement {@link queryWithin} and
+ *   {@link kyselyPool} send on this pool
  */
 export function createPostgresPool(
   url: string,
   poolSize: number,
   timeouts: PostgresTimeouts,
   health: StoreHealth,
-  options: { relaxedCommits?: boolean } = {},
+  options: { relaxedCommits?: boolean; statements?: StatementCounter } = {},
 ): pg.Pool {
   const pool = new pg.Pool({
     // Commits that need not wait for the WAL flush (see PostgresLedger): the session's default.
@@ -84,8 +87,12 @@ export function createPostgresPool(
   };
   pool.on("connect", (client) => client.on("error", onClientError));
   pool.on("error", onClientError);
+  if (options.statements !== undefined) statementCounters.set(pool, options.statements);
   return pool;
 }
+
+/** The statement counter of each pool that has one ({@link createPostgresPool}). */
+const statementCounters = new WeakMap<pg.Pool, StatementCounter>();
 
 /**
  * Checks a client out before a deadline; a client that arrives after it is
@@ -135,6 +142,7 @@ export async function queryWithin<Row>(
   const client = await acquireClient(pool, deadline);
   let broken: Error | undefined;
   try {
+    statementCounters.get(pool)?.add();
     const remaining = Math.max(1, deadline - Date.now());
     const result = await client.query({ ...statement, query_timeout: remaining } as pg.QueryConfig);
     return result.rows as Row[];
@@ -175,8 +183,10 @@ export function kyselyPool(
         throw failure;
       }
       let broken: Error | undefined;
+      const statements = statementCounters.get(pool);
       return {
         async query(text: string, values: readonly unknown[]) {
+          statements?.add();
           try {
             const result = await client.query(text, values as unknown[]);
             // This instance's own writes empty its caches at once; NOTIFY reaches the others.

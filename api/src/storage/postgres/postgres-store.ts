@@ -4,6 +4,7 @@ import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
 import { migrateToLatest, type SchemaMigrations } from "../migrations.js";
 import type { DatabaseSchema } from "../schema.js";
+import { StatementCounter } from "../statement-counter.js";
 import type { Store } from "../store.js";
 import { StoreHealth } from "../store-health.js";
 import { listenForChanges } from "./postgres-changes.js";
@@ -35,7 +36,10 @@ export interface PostgresStoreOptions {
 export function openPostgresStore(options: PostgresStoreOptions): Store {
   const location = maskedPostgresUrl(options.url);
   const health = new StoreHealth(options.logger, location);
-  const pool = createPostgresPool(options.url, options.poolSize, options.timeouts, health);
+  const statements = new StatementCounter();
+  const pool = createPostgresPool(options.url, options.poolSize, options.timeouts, health, {
+    statements,
+  });
   // Admissions and releases need not wait for the WAL flush: a server crash may lose
   // a reservation or a count, never a charge (settlements use the durable pool).
   const relaxedPool = createPostgresPool(
@@ -43,7 +47,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     Math.max(2, Math.ceil(options.poolSize / 2)),
     options.timeouts,
     health,
-    { relaxedCommits: true },
+    { relaxedCommits: true, statements },
   );
   const changes = new ChangeFeed();
   const stopListening = listenForChanges(
@@ -51,6 +55,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     changes,
     options.logger,
     options.timeouts.connectMs,
+    statements,
   );
   // Destroying kysely (tests do) also stops the listener, so nothing is left running.
   const database = new Kysely<DatabaseSchema>({
@@ -70,6 +75,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
     health,
     location,
     timeoutMs: options.timeouts.statementMs,
+    statementCount: () => statements.total,
     async migrate(migrations: SchemaMigrations): Promise<void> {
       // A pool of its own without statement_timeout: an index on a large table may take a while.
       const migrationPool = createPostgresPool(
@@ -77,6 +83,7 @@ export function openPostgresStore(options: PostgresStoreOptions): Store {
         1,
         { connectMs: options.timeouts.connectMs, statementMs: 0 },
         health,
+        { statements },
       );
       const migrationDatabase = new Kysely<DatabaseSchema>({
         dialect: new PostgresDialect({ pool: kyselyPool(migrationPool, health) as never }),

@@ -68,6 +68,8 @@ export class SqliteWorkerClient {
   private readonly pending = new Map<number, Pending>();
   private readonly late = new Map<number, (value: unknown) => void>();
   private closing = false;
+  /** Statements the worker has executed, as of its latest answer (a running total). */
+  statements = 0;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -159,6 +161,7 @@ export class SqliteWorkerClient {
       this.onEvent(message);
       return;
     }
+    if (message.statements !== undefined) this.statements = message.statements;
     const pending = this.pending.get(message.id);
     if (pending === undefined) {
       const late = this.late.get(message.id);

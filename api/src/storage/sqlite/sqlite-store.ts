@@ -202,6 +202,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     health,
     location: options.file,
     timeoutMs: options.timeoutMs,
+    statementCount: () => writer.statements + reader.statements,
     migrate: (migrations) =>
       migrateToLatest(migrationDatabase as unknown as Kysely<unknown>, migrations),
     async probe(instanceId: string, deadline: Deadline): Promise<void> {

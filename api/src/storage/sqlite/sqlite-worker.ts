@@ -65,12 +65,47 @@ if (isWriter) {
 }
 const openedFile = fs.statSync(options.file);
 
+/**
+ * Statements this worker has executed (issue 27, statements per request):
+ * each run, get, all or iterate of a prepared statement and each `exec`;
+ * pragmas are not counted. Sent with every answer (`statements`).
+ */
+let executed = 0;
+
+/** Makes a prepared statement count its executions in {@link executed}. */
+function counted(statement: Statement): Statement {
+  const { run, get, all, iterate } = statement;
+  statement.run = (...parameters: unknown[]) => {
+    executed += 1;
+    return run.apply(statement, parameters);
+  };
+  statement.get = (...parameters: unknown[]) => {
+    executed += 1;
+    return get.apply(statement, parameters);
+  };
+  statement.all = (...parameters: unknown[]) => {
+    executed += 1;
+    return all.apply(statement, parameters);
+  };
+  statement.iterate = (...parameters: unknown[]) => {
+    executed += 1;
+    return iterate.apply(statement, parameters);
+  };
+  return statement;
+}
+
+/** `connection.exec`, counted in {@link executed}. */
+function exec(sql: string): void {
+  executed += 1;
+  connection.exec(sql);
+}
+
 /** Statements prepared once per SQL text (a few dozen exist). */
 const statements = new Map<string, Statement>();
 function prepare(sql: string): Statement {
   let statement = statements.get(sql);
   if (statement === undefined) {
-    statement = connection.prepare(sql);
+    statement = counted(connection.prepare(sql));
     if (statements.size >= 512) {
       const oldest = statements.keys().next().value;
       if (oldest !== undefined) statements.delete(oldest);
@@ -82,6 +117,7 @@ function prepare(sql: string): Statement {
 const ledger = new SqliteLedger(prepare);
 
 function post(message: WorkerResponse | WorkerEvent): void {
+  if ("id" in message) message.statements = executed;
   port?.postMessage(message);
 }
 
@@ -124,7 +160,7 @@ function runQuery(request: QueryRequest): QueryResultData {
   if (statement.reader) return { rows: statement.all(parameters) };
   if (INCREMENTAL_VACUUM.test(request.sql)) {
     // It frees one page per step, and run() steps once: exec runs it to the end.
-    connection.exec(request.sql);
+    exec(request.sql);
     return { rows: [] };
   }
   const { changes, lastInsertRowid } = statement.run(parameters);
@@ -233,7 +269,7 @@ function isBusy(error: unknown): boolean {
 
 function beginImmediate(): boolean {
   try {
-    connection.exec("BEGIN IMMEDIATE");
+    exec("BEGIN IMMEDIATE");
   } catch (error) {
     if (isBusy(error)) {
       const now = Date.now();
@@ -256,7 +292,7 @@ function rollbackQuietly(): void {
   // SQLite rolls back by itself on some errors (full, I/O); only roll back what is still open.
   if (connection.inTransaction) {
     try {
-      connection.exec("ROLLBACK");
+      exec("ROLLBACK");
     } catch {
       // The connection reports the real error on the next statement.
     }
@@ -346,12 +382,12 @@ function runBatch(batch: WorkerRequest[]): boolean {
   const results: WorkerResponse[] = [];
   for (const request of batch) {
     try {
-      connection.exec("SAVEPOINT request");
+      exec("SAVEPOINT request");
       let value: unknown;
       if (request.kind === "query") value = runQuery(request);
       else if (request.kind === "probe") value = runProbe(request.instanceId);
       else value = runLedger(request as LedgerRequest);
-      connection.exec("RELEASE request");
+      exec("RELEASE request");
       results.push({ id: request.id, ok: true, value });
     } catch (error) {
       if (failureOf(error) !== undefined || !connection.inTransaction) {
@@ -361,8 +397,8 @@ function runBatch(batch: WorkerRequest[]): boolean {
         for (const each of batch) answerError(each.id, error);
         return true;
       }
-      connection.exec("ROLLBACK TO request");
-      connection.exec("RELEASE request");
+      exec("ROLLBACK TO request");
+      exec("RELEASE request");
       const code =
         typeof error === "object" && error !== null && "code" in error
           ? String(error.code)
@@ -378,7 +414,7 @@ function runBatch(batch: WorkerRequest[]): boolean {
     }
   }
   try {
-    connection.exec("COMMIT");
+    exec("COMMIT");
   } catch (error) {
     rollbackQuietly();
     reportFailure(error);
@@ -478,7 +514,7 @@ function runTransactionItems(): void {
         post({ id: request.id, ok: true, value: runQuery(request) });
       } else if (request.kind === "commit" || request.kind === "rollback") {
         const committing = request.kind === "commit";
-        connection.exec(committing ? "COMMIT" : "ROLLBACK");
+        exec(committing ? "COMMIT" : "ROLLBACK");
         endTransaction();
         if (committing) {
           reportSuccess();

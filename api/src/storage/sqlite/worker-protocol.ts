@@ -50,11 +50,16 @@ export interface QueryResultData {
   insertId?: number | bigint;
 }
 
-/** The answer to one request. */
-export type WorkerResponse =
+/**
+ * The answer to one request, with `statements`: how many statements the
+ * worker has executed so far (a running total, set by the worker as it
+ * posts; for `persona_storage_statements_total`).
+ */
+export type WorkerResponse = { statements?: number } & (
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; failure: StorageFailureData }
-  | { id: number; ok: false; error: { message: string; code?: string } };
+  | { id: number; ok: false; error: { message: string; code?: string } }
+);
 
 /** What a worker tells the main thread of its own accord. */
 export type WorkerEvent =

@@ -1,0 +1,569 @@
+// npm run bench:db-cost (api; also part of npm run bench): what one
+// /api/v1/generate request costs the database (issue 27), so that changes to
+// the request path can be measured before and after with one command.
+//
+// PostgreSQL runs as a private cluster of this benchmark (initdb into the
+// temporary folder, PostgreSQL's default settings: fsync and
+// synchronous_commit on, shared_buffers 128 MB, checkpoints every 5 min),
+// started from the installed server binaries (pg_config --bindir, else
+// /usr/lib/postgresql/*/bin), so that its CPU time, its write-ahead log and
+// its statistics are this benchmark's alone. Set PERSONA_BENCH_POSTGRES_URL
+// to use a running server instead: then only its backends of the benchmark's
+// databases and its background processes are counted, and WAL bytes include
+// whatever else that server wrote meanwhile.
+//
+// Scenarios, each on a database of its own, the services built from
+// api/dist (offline engine, billing and rate limits on, request logging on):
+//   a. 1 instance, 1 hot account       c. 2 instances, 1 hot account
+//   b. 1 instance, 100 accounts        d. 2 instances, 100 accounts
+// (100 accounts: 100 funded accounts with a key and a persona each, requests
+// spread round robin), the same a and d with Redis for the rate limits when
+// Redis answers (PERSONA_BENCH_REDIS_URL, default redis://127.0.0.1:6379),
+// /generate on SQLite (statements per request), and the express route of
+// express-server.mjs. BENCH_ROUNDS rounds (3) run every target for
+// BENCH_DURATION_SECONDS (5) in turn at BENCH_CONNECTIONS (10) connections,
+// split between the instances, after a 2 s warm-up each.
+//
+// Per request, summed over a scenario's runs: PostgreSQL server CPU (utime +
+// stime from /proc of every process of the cluster, CLK_TCK ticks, exited
+// backends through the postmaster's cutime + cstime), WAL bytes
+// (pg_current_wal_lsn before and after each run), statements
+// (persona_storage_statements_total of each instance's /metrics) and commits
+// (pg_stat_database xact_commit + xact_rollback of the scenario's database,
+// read after an 11 s pause at the start and at the end because backends
+// flush their statistics up to 10 s after going idle; the statements the
+// instances ran between runs — the change feed's heartbeat, one autocommit
+// statement each — are subtracted). Requests/s is the median round; the
+// ratios (2 instances ÷ 1, 1 instance ÷ express) are medians of per-round
+// ratios. Results go to docs/BENCHMARKS.md (section "db-cost").
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { machineLine, writeSection } from "../../bench/results-file.mjs";
+import {
+  children,
+  cleanUp,
+  connections,
+  directory,
+  duration,
+  generateBody,
+  load,
+  median,
+  root,
+  rounds,
+  startReference,
+  startService,
+} from "./bench-support.mjs";
+
+const dist = (file) => import(pathToFileURL(path.join(root, "api/dist", file)).href);
+const { loadConfig } = await dist("config/config.js");
+const { createServices } = await dist("create-services.js");
+const { createLogger } = await dist("logging/logger.js");
+const { readExamplePersona } = await dist("seed/demo-seed.js");
+
+/** Issue 27's targets, per request and as ratios. */
+const TARGETS = { cpuUs: 300, commits: 0.5, walBytes: 1200, twoOverOne: 1.0, overExpress: 0.2 };
+const MANY_ACCOUNTS = Number(process.env.BENCH_DB_COST_ACCOUNTS ?? 100);
+const FLUSH_WAIT_MS = 11_000;
+const REDIS_URL = process.env.PERSONA_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+const offline = [{ upstream: "offline", model: "offline-composer-1" }];
+const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+// --- PostgreSQL: a private cluster, or the server named -------------------------
+
+function serverBinaries() {
+  const configured = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  const candidates = [];
+  if (configured.status === 0) candidates.push(configured.stdout.trim());
+  const installed = "/usr/lib/postgresql";
+  if (fs.existsSync(installed)) {
+    for (const version of fs.readdirSync(installed).sort((a, b) => Number(b) - Number(a))) {
+      candidates.push(path.join(installed, version, "bin"));
+    }
+  }
+  return candidates.find((bin) => fs.existsSync(path.join(bin, "initdb")));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function connectAdmin(url, attempts = 1) {
+  for (let attempt = 1; ; attempt += 1) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await sleep(100);
+    }
+  }
+}
+
+/**
+ * Starts a PostgreSQL cluster of this benchmark with the server's default
+ * settings (run as the `postgres` user when the benchmark runs as root).
+ */
+async function startPrivateCluster() {
+  const bin = serverBinaries();
+  if (bin === undefined) throw new Error("no PostgreSQL server binaries (initdb) found");
+  const data = path.join(directory, "postgres");
+  fs.mkdirSync(data, { mode: 0o700 });
+  let owner = {};
+  if (process.getuid?.() === 0) {
+    const id = (flag) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout);
+    owner = { uid: id("-u"), gid: id("-g") };
+    fs.chmodSync(directory, 0o755);
+    fs.chownSync(data, owner.uid, owner.gid);
+  }
+  const initdb = spawnSync(
+    path.join(bin, "initdb"),
+    ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
+    { ...owner, encoding: "utf8" },
+  );
+  if (initdb.status !== 0) throw new Error(`initdb: ${initdb.stderr}`);
+  const port = await freePort();
+  const server = spawn(
+    path.join(bin, "postgres"),
+    ["-D", data, "-p", String(port), "-k", data, "-c", "listen_addresses=127.0.0.1"],
+    { ...owner, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let log = "";
+  server.stderr.on("data", (chunk) => {
+    if (log.length < 20_000) log += chunk;
+  });
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let admin;
+  try {
+    admin = await connectAdmin(url, 150);
+  } catch (error) {
+    server.kill("SIGINT");
+    throw new Error(`the private PostgreSQL did not start: ${error.message}\n${log}`);
+  }
+  const stop = async () => {
+    await admin.end().catch(() => undefined);
+    const exited = new Promise((resolve) => server.once("exit", resolve));
+    server.kill("SIGINT"); // fast shutdown
+    await Promise.race([exited, sleep(10_000)]);
+  };
+  return { url, admin, postmaster: server.pid, private: true, bin, stop };
+}
+
+async function namedServer(url) {
+  const admin = await connectAdmin(url);
+  const [row] = (await admin.query("select pg_backend_pid() as pid")).rows;
+  let postmaster;
+  try {
+    const stat = fs.readFileSync(`/proc/${row.pid}/stat`, "utf8");
+    postmaster = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    postmaster = undefined; // not on this machine: no CPU figures
+  }
+  return { url, admin, postmaster, private: false, stop: () => admin.end() };
+}
+
+/** `/proc/PID/stat` fields after the command name: [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime. */
+function statFields(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/**
+ * CPU ticks the server has used so far: every child of the postmaster (on a
+ * named server, only backends of `databases` and the background processes)
+ * and, on the private cluster, the postmaster itself with its reaped children.
+ */
+function serverTicks(server, databases) {
+  if (server.postmaster === undefined) return undefined;
+  let ticks = 0;
+  const own = statFields(server.postmaster);
+  if (own !== undefined) {
+    ticks += Number(own[11]) + Number(own[12]);
+    if (server.private) ticks += Number(own[13]) + Number(own[14]);
+  }
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/u.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields === undefined || Number(fields[1]) !== server.postmaster) continue;
+    if (!server.private) {
+      let title = "";
+      try {
+        title = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      } catch {
+        continue;
+      }
+      const client = /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/u.test(title);
+      if (client && !databases.some((name) => title.includes(name))) continue;
+    }
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+async function walLsn(server) {
+  const [row] = (await server.admin.query("select pg_current_wal_lsn() as lsn")).rows;
+  return row.lsn;
+}
+
+async function walBytesBetween(server, from, to) {
+  const [row] = (
+    await server.admin.query("select pg_wal_lsn_diff($2, $1)::bigint as bytes", [from, to])
+  ).rows;
+  return Number(row.bytes);
+}
+
+/** Transactions (commits and rollbacks) and bytes on disk of each database. */
+async function databaseTotals(server, names) {
+  const { rows } = await server.admin.query(
+    "select datname, xact_commit + xact_rollback as transactions, pg_database_size(datname) as bytes from pg_stat_database where datname = any($1)",
+    [names],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.datname,
+      { transactions: Number(row.transactions), bytes: Number(row.bytes) },
+    ]),
+  );
+}
+
+// --- accounts, instances, load -----------------------------------------------------
+
+/** Funded accounts with a persona (offline engine) and a key far above the run's limits, in process. */
+async function onboardMany(databaseUrl, count) {
+  const services = await createServices(
+    loadConfig({
+      PERSONA_DATABASE_URL: databaseUrl,
+      PERSONA_LOG_LEVEL: "silent",
+      PERSONA_SEED_DEMO: "false",
+      PERSONA_ENV_FILE: path.join(directory, "onboard.env"),
+    }),
+    createLogger("silent"),
+    { tracing: false },
+  );
+  const customers = [];
+  try {
+    for (let index = 0; index < count; index += 1) {
+      const account = await services.accounts.create(`Bench account ${index + 1}`);
+      await services.billing.balances.topUp(account.id, 1_000_000_000_000, "bench funds");
+      const persona = await services.personas.create(account.id, {
+        ...readExamplePersona(),
+        route: offline,
+      });
+      const key = await services.keys.create(account.id, "bench");
+      const limit = 100_000_000;
+      await services.billing.limits.setForKey(key.record.id, {
+        minute: limit,
+        hour: limit,
+        day: limit,
+      });
+      customers.push({
+        headers: { "content-type": "application/json", "x-api-key": key.key },
+        body: generateBody(persona.id),
+      });
+    }
+  } finally {
+    await services.billing.close();
+    await services.store.close();
+  }
+  return customers;
+}
+
+/** Statements each instance has counted so far (persona_storage_statements_total). */
+async function statementsOf(instances) {
+  let total = 0;
+  for (const instance of instances) {
+    const text = await (await fetch(`${instance.url}/metrics`)).text();
+    const line = /^persona_storage_statements_total\{[^}]*\} (\d+)/mu.exec(text);
+    total += Number(line?.[1] ?? Number.NaN);
+  }
+  return total;
+}
+
+/**
+ * Loads the instances of a scenario for `seconds`, the connections split
+ * between them, each request taking the next customer in turn.
+ */
+async function drive(scenario, seconds) {
+  let next = 0;
+  const share = Math.max(1, Math.floor(connections / scenario.instances.length));
+  const runs = await Promise.all(
+    scenario.instances.map((instance) =>
+      autocannon({
+        url: instance.url,
+        connections: share,
+        duration: seconds,
+        requests: [
+          {
+            method: "POST",
+            path: "/api/v1/generate",
+            setupRequest(request) {
+              const customer = scenario.customers[next % scenario.customers.length];
+              next += 1;
+              return { ...request, headers: customer.headers, body: customer.body };
+            },
+          },
+        ],
+      }),
+    ),
+  );
+  const failed = runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+  if (failed > 0) throw new Error(`${scenario.name}: ${failed} failed requests`);
+  return {
+    rps: runs.reduce((sum, run) => sum + run.requests.average, 0),
+    requests: runs.reduce((sum, run) => sum + run["2xx"], 0),
+  };
+}
+
+function redisAnswers(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port || 6379), hostname);
+    socket.setTimeout(1000);
+    socket.once("connect", () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+// --- the run -------------------------------------------------------------------------
+
+async function main() {
+  const namedUrl = process.env.PERSONA_BENCH_POSTGRES_URL;
+  const server = namedUrl === undefined ? await startPrivateCluster() : await namedServer(namedUrl);
+  const withRedis = process.env.BENCH_DB_COST_REDIS !== "0" && (await redisAnswers(REDIS_URL));
+  const created = [];
+  try {
+    const express = await startReference("express-server.mjs");
+    const sqliteFile = path.join(directory, "db-cost.sqlite");
+    const [sqliteCustomer] = await onboardMany(sqliteFile, 1);
+    const sqliteService = await startService(sqliteFile);
+
+    const plans = [
+      { key: "a", name: "1 instance, 1 hot account", instances: 1, accounts: 1 },
+      {
+        key: "b",
+        name: `1 instance, ${MANY_ACCOUNTS} accounts`,
+        instances: 1,
+        accounts: MANY_ACCOUNTS,
+      },
+      { key: "c", name: "2 instances, 1 hot account", instances: 2, accounts: 1 },
+      {
+        key: "d",
+        name: `2 instances, ${MANY_ACCOUNTS} accounts`,
+        instances: 2,
+        accounts: MANY_ACCOUNTS,
+      },
+    ];
+    if (withRedis) {
+      plans.push(
+        { ...plans[0], key: "a-redis", name: `${plans[0].name}, Redis`, redis: true },
+        { ...plans[3], key: "d-redis", name: `${plans[3].name}, Redis`, redis: true },
+      );
+    }
+    const scenarios = [];
+    for (const plan of plans) {
+      const database = `persona_dbcost_${plan.key.replace("-", "_")}_${randomBytes(4).toString("hex")}`;
+      await server.admin.query(`CREATE DATABASE ${database}`);
+      created.push(database);
+      const url = new URL(server.url);
+      url.pathname = `/${database}`;
+      const customers = await onboardMany(url.toString(), plan.accounts);
+      const instances = [];
+      for (let index = 0; index < plan.instances; index += 1) {
+        instances.push(
+          await startService(url.toString(), {
+            PERSONA_INSTANCE_ID: `bench-${plan.key}-${index + 1}`,
+            ...(plan.redis ? { PERSONA_REDIS_URL: REDIS_URL } : {}),
+          }),
+        );
+      }
+      scenarios.push({
+        ...plan,
+        database,
+        customers,
+        instances,
+        runs: [],
+        ticks: 0,
+        walBytes: 0,
+        statements: 0,
+        requests: 0,
+      });
+      process.stderr.write(`ready: ${plan.name}\n`);
+    }
+    const databases = scenarios.map((scenario) => scenario.database);
+    const expressTarget = {
+      name: "express 5 JSON route",
+      urls: [`${express.url}/api/v1/generate`],
+      body: sqliteCustomer.body,
+      headers: {},
+    };
+    const sqlite = {
+      name: "/generate, SQLite, 1 instance",
+      instances: [sqliteService],
+      customers: [sqliteCustomer],
+      runs: [],
+      statements: 0,
+      requests: 0,
+    };
+    const expressRuns = [];
+
+    // Warm-up (JIT, caches, pools), then the statistics of the warm-up flushed.
+    await load(expressTarget, 2);
+    await drive(sqlite, 2);
+    for (const scenario of scenarios) await drive(scenario, 2);
+    await sleep(FLUSH_WAIT_MS);
+    const startTotals = await databaseTotals(server, databases);
+    const startStatements = new Map();
+    for (const scenario of scenarios) {
+      startStatements.set(scenario.key, await statementsOf(scenario.instances));
+    }
+
+    for (let round = 0; round < rounds; round += 1) {
+      expressRuns.push(await load(expressTarget, duration));
+      const sqliteBefore = await statementsOf(sqlite.instances);
+      const sqliteRun = await drive(sqlite, duration);
+      sqlite.statements += (await statementsOf(sqlite.instances)) - sqliteBefore;
+      sqlite.requests += sqliteRun.requests;
+      sqlite.runs.push(sqliteRun);
+      for (const scenario of scenarios) {
+        const statementsBefore = await statementsOf(scenario.instances);
+        const lsnBefore = await walLsn(server);
+        const ticksBefore = serverTicks(server, databases);
+        const run = await drive(scenario, duration);
+        const ticksAfter = serverTicks(server, databases);
+        const lsnAfter = await walLsn(server);
+        scenario.statements += (await statementsOf(scenario.instances)) - statementsBefore;
+        scenario.walBytes += await walBytesBetween(server, lsnBefore, lsnAfter);
+        scenario.ticks =
+          ticksBefore === undefined ? undefined : scenario.ticks + (ticksAfter - ticksBefore);
+        scenario.requests += run.requests;
+        scenario.runs.push(run);
+        process.stderr.write(".");
+      }
+    }
+    await sleep(FLUSH_WAIT_MS);
+    const endTotals = await databaseTotals(server, databases);
+    for (const scenario of scenarios) {
+      const statementsBetweenRuns =
+        (await statementsOf(scenario.instances)) -
+        startStatements.get(scenario.key) -
+        scenario.statements;
+      const start = startTotals.get(scenario.database);
+      const end = endTotals.get(scenario.database);
+      scenario.commits = end.transactions - start.transactions - statementsBetweenRuns;
+      scenario.diskBytes = end.bytes - start.bytes;
+    }
+
+    // Figures.
+    const byKey = new Map(scenarios.map((scenario) => [scenario.key, scenario]));
+    const perRequest = (scenario) => ({
+      rps: median(scenario.runs.map((run) => run.rps)),
+      cpuUs:
+        scenario.ticks === undefined
+          ? undefined
+          : (scenario.ticks * 1e6) / CLOCK_TICKS / scenario.requests,
+      commits: scenario.commits / scenario.requests,
+      walBytes: scenario.walBytes / scenario.requests,
+      statements: scenario.statements / scenario.requests,
+      diskBytes: scenario.diskBytes / scenario.requests,
+    });
+    const roundRatio = (top, bottom) =>
+      median(top.runs.map((run, index) => run.rps / bottom[index].rps));
+    const expressRps = median(expressRuns.map((run) => run.rps));
+    const ratios = {
+      twoOverOneHot: roundRatio(byKey.get("c"), byKey.get("a").runs),
+      twoOverOneMany: roundRatio(byKey.get("d"), byKey.get("b").runs),
+      oneOverExpress: roundRatio(byKey.get("a"), expressRuns),
+      sqliteOverExpress: roundRatio(sqlite, expressRuns),
+    };
+    const fixed = (value, digits) => (value === undefined ? "n/a" : value.toFixed(digits));
+    const atMost = (value, target, digits) =>
+      value === undefined
+        ? "n/a"
+        : value <= target
+          ? `met (${value.toFixed(digits)} ≤ ${target})`
+          : `**missed** by ${(value - target).toFixed(digits)} (${((value / target - 1) * 100).toFixed(0)} % over)`;
+    const atLeast = (value, target) =>
+      value >= target
+        ? `met (${value.toFixed(2)} ≥ ${target})`
+        : `**missed** by ${(target - value).toFixed(2)} (${((1 - value / target) * 100).toFixed(0)} % short)`;
+
+    const rows = scenarios.map((scenario) => {
+      const figures = perRequest(scenario);
+      return { scenario, figures };
+    });
+    const a = perRequest(byKey.get("a"));
+    const lines = [
+      "## The database's cost per /generate request (PostgreSQL, and statements on SQLite)",
+      "",
+      `- Machine: ${machineLine()}`,
+      `- Command: \`npm run bench:db-cost -w api\` (api/bench/db-cost-bench.mjs; ${server.private ? `a private PostgreSQL cluster started from ${server.bin}, default settings: fsync and synchronous_commit on, shared_buffers 128 MB` : `PostgreSQL at ${server.url.replace(/\/\/[^@]*@/u, "//")}: backends of the benchmark's databases and background processes counted; WAL includes the server's other writes`}; autocannon, ${connections} connections split between the instances, ${rounds} interleaved rounds of ${duration} s per target after a 2 s warm-up; per-request figures summed over the rounds; requests/s the median round; ratios the median of per-round ratios)`,
+      `- Date: ${new Date().toISOString().slice(0, 10)}`,
+      "- Every request: /api/v1/generate, offline engine, billing and rate limits on, request logging on; each scenario on a database of its own; 100 accounts: one key and persona each, requests round robin.",
+      "- Server CPU: utime + stime of every process of the cluster (/proc, CLK_TCK), over the runs. Commits: `xact_commit + xact_rollback` of the scenario's database (read after an 11 s pause: statistics flush late), minus the autocommit heartbeats between runs. WAL: `pg_current_wal_lsn()` before and after each run. Statements: `persona_storage_statements_total` of the instances. Database growth: `pg_database_size` at the end minus at the start (tables, indexes, dead rows not yet vacuumed), per request.",
+      "",
+      "| scenario | requests/s | server CPU µs/request | commits/request | WAL bytes/request | statements/request | database growth bytes/request |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...rows.map(
+        ({ scenario, figures }) =>
+          `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} | ${figures.diskBytes.toFixed(0)} |`,
+      ),
+      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} | — |`,
+      `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | — | — | — | — |`,
+      "",
+      "Targets (issue 27):",
+      "",
+      ...rows.map(
+        ({ scenario, figures }) =>
+          `- ${scenario.name}: server CPU ≤ ${TARGETS.cpuUs} µs ${atMost(figures.cpuUs, TARGETS.cpuUs, 0)}; commits ≤ ${TARGETS.commits} ${atMost(figures.commits, TARGETS.commits, 2)}; WAL ≤ ${TARGETS.walBytes} bytes ${atMost(figures.walBytes, TARGETS.walBytes, 0)}`,
+      ),
+      `- Two instances ≥ ${TARGETS.twoOverOne} × one, 1 hot account: ${atLeast(ratios.twoOverOneHot, TARGETS.twoOverOne)}; ${MANY_ACCOUNTS} accounts: ${atLeast(ratios.twoOverOneMany, TARGETS.twoOverOne)}`,
+      `- One instance on PostgreSQL ≥ ${TARGETS.overExpress} × the express route: ${atLeast(ratios.oneOverExpress, TARGETS.overExpress)} (SQLite: ${ratios.sqliteOverExpress.toFixed(2)} ×)`,
+      "",
+      `At these figures one PostgreSQL core settles about ${fixed(a.cpuUs === undefined ? undefined : 1e6 / a.cpuUs, 0)} requests/s of one instance on one account; docs/SCALING.md "Capacity model" turns them into a deployment.`,
+    ];
+    const section = lines.join("\n");
+    writeSection(path.join(root, "docs/BENCHMARKS.md"), "db-cost", section);
+    process.stdout.write(`\n${section}\n`);
+  } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await sleep(500);
+    if (!server.private) {
+      for (const database of created) {
+        await server.admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      }
+    }
+    await server.stop();
+  }
+}
+
+try {
+  await main();
+} finally {
+  cleanUp();
+}
