@@ -3,7 +3,7 @@ import type { SchemaMigrations } from "../storage/migrations.js";
 import {
   createMonthPartition,
   monthOf,
-  monthsBetween,
+  monthsAhead,
   USAGE_DEFAULT_PARTITION,
 } from "./usage-partitions.js";
 
@@ -32,9 +32,9 @@ const MONTHS_BACK_AT_MOST = 120;
  *    defaults), with primary key `(id, created_at)` (a lookup by `id` alone
  *    still uses it: `id` leads), the foreign key to `accounts` and the same
  *    indexes.
- * 3. A partition per month from the oldest row's month (at most 120 months
- *    back) to two months after the newest row's month or the current one,
- *    and the default partition (`usage_records_default`) for any row whose
+ * 3. A partition per month that holds rows (but those more than 120
+ *    months back), the current month and the next two, and the default
+ *    partition (`usage_records_default`) for any row whose
  *    month has none, so an insert never fails.
  * 4. The rows are copied over, the old table dropped, and the daily-totals
  *    trigger `usage_records_daily_totals` (function
@@ -90,19 +90,15 @@ export const usagePartitionsMigration: Migration = {
       await sql.raw(onNewTable).execute(database);
     }
 
-    const span = await sql<{ oldest: string | null; newest: string | null }>`select
-        min(created_at) as oldest, max(created_at) as newest from ${sql.table(OLD_TABLE)}
-      where created_at ~ '^\\d{4}-\\d{2}-'`.execute(database);
+    const held = await sql<{ month: string }>`select distinct substr(created_at, 1, 7) as month
+      from ${sql.table(OLD_TABLE)} where created_at ~ '^[0-9]{4}-[0-9]{2}-'`.execute(database);
     const now = new Date();
     const earliest = monthOf(now, -MONTHS_BACK_AT_MOST);
-    const oldest = span.rows[0]?.oldest?.slice(0, 7) ?? monthOf(now);
-    const newest = span.rows[0]?.newest?.slice(0, 7) ?? monthOf(now);
-    const first = [oldest, monthOf(now)].sort()[0] ?? monthOf(now);
-    const lastWanted = [monthOf(`${newest}-01T00:00:00.000Z`, 2), monthOf(now, 2)].sort()[1];
-    const last = [lastWanted ?? monthOf(now, 2), monthOf(now, 24)].sort()[0] ?? monthOf(now, 2);
-    for (const month of monthsBetween(first < earliest ? earliest : first, last)) {
-      await createMonthPartition(database, month);
-    }
+    const months = new Set([
+      ...held.rows.map((row) => row.month).filter((month) => month >= earliest),
+      ...monthsAhead(now),
+    ]);
+    for (const month of [...months].sort()) await createMonthPartition(database, month);
     await sql`create table ${sql.table(USAGE_DEFAULT_PARTITION)} partition of usage_records default`.execute(
       database,
     );

@@ -96,7 +96,8 @@ export async function usagePartitions<Schema>(database: Kysely<Schema>): Promise
 }
 
 /** `create table if not exists` of a month's partition, in the caller's transaction. */
-export async function createMonthPartition<Schema>(database: Kysely<Schema>,
+export async function createMonthPartition<Schema>(
+  database: Kysely<Schema>,
   month: string,
 ): Promise<void> {
   const partition = monthPartition(month);
@@ -127,7 +128,8 @@ const TRY_LATER = new Set(["55P03", "42P07", "23505", "23514"]);
  * @returns the names of the partitions created
  * @throws the database's error, but for the cases left for later
  */
-export async function ensureUsagePartitions<Schema>(database: Kysely<Schema>,
+export async function ensureUsagePartitions<Schema>(
+  database: Kysely<Schema>,
   months: readonly string[],
 ): Promise<string[]> {
   const existing = new Set((await usagePartitions(database)).map((partition) => partition.name));

@@ -178,7 +178,9 @@ export class UsageRetention {
       usageRows: Number(usage?.rows ?? 0),
       ledgerEntries: Number(ledger?.rows ?? 0),
       archiveDir,
-      partitions: (await this.droppablePartitions(database, cutoff)).map((partition) => partition.name),
+      partitions: (await this.droppablePartitions(database, cutoff)).map(
+        (partition) => partition.name,
+      ),
     };
   }
 
@@ -333,7 +335,11 @@ export class UsageRetention {
    * writes rows dated now, never into such a month, so no row arrives
    * between the archive and the drop.
    */
-  private async dropPartitions(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
+  private async dropPartitions(
+    database: Db,
+    cutoff: string,
+    report: RetentionReport,
+  ): Promise<void> {
     for (const partition of await this.droppablePartitions(database, cutoff)) {
       if (this.stopped) return;
       const table = sql.table(partition.name);
@@ -401,7 +407,8 @@ export class UsageRetention {
         day,
         this.pages(database, start, end),
       );
-      if (written.file !== null) report.archiveFiles.push({ file: written.file, rows: written.rows });
+      if (written.file !== null)
+        report.archiveFiles.push({ file: written.file, rows: written.rows });
     }
     return { start, end };
   }
