@@ -150,7 +150,7 @@ describe.skipIf(skipReason !== undefined)(
           .values({
             id: randomUUID(),
             account_id: accountId,
-            kind: "top_up",
+            kind: "topup",
             amount_micros: 10_000_000,
             usage_id: null,
             note: null,
