@@ -380,6 +380,35 @@ describe.skipIf(skipReason !== undefined)(
       expect(again).toMatchObject({ usageRowsRemoved: 0, partitionsDropped: [] });
     });
 
+    it("a drop that cannot have its lock in time leaves the month to batched deletes", async () => {
+      const db = services.database;
+      await ensureUsagePartitions(db, ["2026-06"]);
+      const june: string[] = [];
+      for (const date of ["03", "14", "29"]) {
+        june.push(await usage(db, customer.accountId, `2026-06-${date}T08:00:00.000Z`, 0));
+      }
+      // Another session reads usage_records in a long transaction: a drop would wait for it.
+      const reader = new pg.Client({ connectionString: database.url });
+      await reader.connect();
+      try {
+        await reader.query("begin");
+        await reader.query("lock table usage_records in access share mode");
+        const started = Date.now();
+        const report = await services.retention.run(NOW);
+        expect(report.partitionsDropped).toEqual([]);
+        expect(report.usageRowsRemoved).toBe(june.length);
+        // 20 tries of at most 200 ms each, then batched deletes (which the reader does not block).
+        expect(Date.now() - started).toBeLessThan(10_000);
+        await reader.query("rollback");
+      } finally {
+        await reader.end();
+      }
+      expect(await tableExists(db, "usage_records_2026_06")).toBe(true);
+      expect((await services.retention.run(NOW)).partitionsDropped).toEqual([
+        "usage_records_2026_06",
+      ]);
+    });
+
     it("makes the partitions ahead once; a month whose rows went to the default partition is left there", async () => {
       const db = services.database;
       await usage(db, customer.accountId, "2027-03-15T00:00:00.000Z", 0);

@@ -9,7 +9,7 @@ export interface TableStats {
   rows: number;
   /**
    * Bytes of the table with its indexes (PostgreSQL: `pg_total_relation_size`,
-   * TOAST included; SQLite: the pages `dbstat` counts), or null when SQLite
+   * TOAST included, summed over its partitions for `usage_records`; SQLite: the pages `dbstat` counts), or null when SQLite
    * was built without `dbstat`.
    */
   bytes: number | null;
