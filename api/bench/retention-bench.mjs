@@ -177,7 +177,12 @@ function percentile(sorted, fraction) {
 
 function summary(latencies) {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { count: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
 }
 
 /** Runs `persona-admin storage retention` with `days`; resolves with its report and wall time. */
@@ -334,7 +339,7 @@ function section(results) {
     return {
       result,
       ratio,
-      line: `| ${result.dialect === "postgres" ? "PostgreSQL (partition drop)" : "SQLite (batched deletes + incremental_vacuum)"} | ${ms(latency.baseline.p50)} / ${ms(latency.during.p50)} | ${ms(latency.before.p99)} / ${ms(latency.after.p99)} / **${ms(latency.during.p99)}** | ${ratio.toFixed(2)} | ${run.seconds.toFixed(1)} | ${run.report.usageRowsRemoved.toLocaleString("en-US")}${run.report.partitionsDropped?.length ? ` (${run.report.partitionsDropped.join(", ")} dropped)` : ""} | ${mib(result.before.database)} → ${mib(result.after.database)} |`,
+      line: `| ${result.dialect === "postgres" ? "PostgreSQL (partition drop)" : "SQLite (batched deletes + incremental_vacuum)"} | ${ms(latency.baseline.p50)} / ${ms(latency.during.p50)} | ${ms(latency.before.p99)} / ${ms(latency.after.p99)} / **${ms(latency.during.p99)}** | ${ratio.toFixed(2)} | ${ms(latency.baseline.max)} / ${ms(latency.during.max)} | ${latency.during.count} | ${run.seconds.toFixed(1)} | ${run.report.usageRowsRemoved.toLocaleString("en-US")}${run.report.partitionsDropped?.length ? ` (${run.report.partitionsDropped.join(", ")} dropped)` : ""} | ${mib(result.before.database)} → ${mib(result.after.database)} |`,
     };
   });
   const first = results[0];
@@ -346,8 +351,8 @@ ${machineLine()}
 - Store: ${ROWS.toLocaleString("en-US")} usage rows of one account spread evenly from ${first?.span.firstMonth}-01 to now, written set-based (fill times: ${results.map((result) => `${result.dialect} ${result.fillSeconds.toFixed(0)} s`).join(", ")}; not part of the figures). No ledger entries among them (x402 rows): the run removes usage rows only. Retention ${first?.span.days} days, so the cutoff is ${first?.span.cutoff}: the run removes one whole calendar month (about a quarter of the rows). Default batch size (1000) and pause (100 ms); \`persona-admin storage retention\` in a process of its own.
 - Load: the service from api/dist (retention off, request log on), POST /api/v1/generate (offline engine, billing and rate limits on) at a fixed ${fixedRate} requests/s over 10 connections (autocannon), every response's latency recorded: ${WINDOW_SECONDS} s before the run, during it, ${WINDOW_SECONDS} s after. Baseline = before and after together. Failed requests: ${results.map((result) => `${result.dialect} ${result.failed}`).join(", ")}. Load average at the end: ${results.map((result) => `${result.dialect} ${result.load}`).join("; ")} (other work shared the machine).
 
-| store | p50 baseline / during (ms) | p99 before / after / **during** (ms) | p99 during ÷ baseline | run (s) | rows removed | database or file (MiB) before → after |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| store | p50 baseline / during (ms) | p99 before / after / **during** (ms) | p99 during ÷ baseline | max baseline / during (ms) | requests during | run (s) | rows removed | database or file (MiB) before → after |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows.map((row) => row.line).join("\n")}
 
 Target: p99 during the run within 10 % of without it (ratio ≤ 1.10) — ${rows.map((row) => `${row.result.dialect}: ${row.ratio <= 1.1 ? "met" : `**not met** (+${((row.ratio - 1) * 100).toFixed(0)} %)`}`).join("; ")}.`;
