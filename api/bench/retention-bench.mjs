@@ -14,11 +14,11 @@
 // is the first day of the next month: the run removes that whole calendar month
 // (about 30 days, a quarter of the rows). The service runs from api/dist with
 // retention off; one autocannon load at a fixed 200 requests/s records every
-// response's latency: 30 s before, during `persona-admin storage retention`
-// (a process of its own, default batch size and pause), and 30 s after. The
+// response's latency: 30 s before, during a retention run
+// (one run of a second instance's store, opened beforehand, default batch size
+// and pause), and 30 s after. The
 // figures go to docs/BENCHMARKS.md. Not part of `npm run bench` (it takes
 // several minutes per dialect). Run it under `flock /tmp/bench.lock`.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -29,7 +29,6 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { machineLine, writeSection } from "../../bench/results-file.mjs";
 import {
-  children,
   cleanUp,
   directory,
   fixedRate,
@@ -49,7 +48,9 @@ const postgresAdminUrl =
 const dist = (file) => import(pathToFileURL(path.join(root, "api/dist", file)).href);
 const { monthOf, monthPartition, monthsBetween } = await dist("usage/usage-partitions.js");
 const { retentionCutoff } = await dist("usage/usage-retention.js");
-const adminScript = path.join(root, "api/dist/admin/cli.js");
+const { loadConfig } = await dist("config/config.js");
+const { createServices } = await dist("create-services.js");
+const { createLogger } = await dist("logging/logger.js");
 
 /** The period: from the first day of the month three months back; the cutoff a month later. */
 function period(now = new Date()) {
@@ -185,35 +186,32 @@ function summary(latencies) {
   };
 }
 
-/** Runs `persona-admin storage retention` with `days`; resolves with its report and wall time. */
-function retentionRun(url, days) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [adminScript, "storage", "retention"], {
-      env: {
-        ...process.env,
-        PERSONA_DATABASE_URL: url,
-        PERSONA_USAGE_RETENTION_DAYS: String(days),
-        PERSONA_LOG_LEVEL: "silent",
-        PERSONA_ENV_FILE: path.join(directory, "bench.env"),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    children.push(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (data) => {
-      stdout += data;
-    });
-    child.stderr.on("data", (data) => {
-      stderr += data;
-    });
-    child.once("exit", (code) => {
-      const seconds = (performance.now() - started) / 1000;
-      if (code !== 0) reject(new Error(`persona-admin storage retention: ${code} ${stderr}`));
-      else resolve({ report: JSON.parse(stdout), seconds });
-    });
+/**
+ * The store of a second instance, opened before the measured window (as a
+ * running instance's job is): `run()` is one retention run, timed, with the
+ * default batch size and pause.
+ */
+async function retentionInstance(url, days) {
+  const config = loadConfig({
+    PERSONA_DATABASE_URL: url,
+    PERSONA_USAGE_RETENTION_DAYS: String(days),
+    PERSONA_LOG_LEVEL: "silent",
+    PERSONA_INSTANCE_ID: "bench-retention",
+    PERSONA_SEED_DEMO: "false",
+    PERSONA_ENV_FILE: path.join(directory, "bench.env"),
   });
+  const services = await createServices(config, createLogger("silent"));
+  return {
+    async run() {
+      const started = performance.now();
+      const report = await services.retention.run();
+      return { report, seconds: (performance.now() - started) / 1000 };
+    },
+    async close() {
+      await services.billing.close();
+      await services.store.close();
+    },
+  };
 }
 
 async function measure(dialect, url) {
@@ -273,10 +271,12 @@ async function measure(dialect, url) {
     phases[phase].push(responseTime);
   });
   const finished = new Promise((resolve) => instance.once("done", resolve));
+  const retention = await retentionInstance(url, span.days);
   await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
   phase = "during";
-  const run = await retentionRun(url, span.days);
+  const run = await retention.run();
   phase = "after";
+  await retention.close();
   await new Promise((resolve) => setTimeout(resolve, WINDOW_SECONDS * 1000));
   instance.stop();
   await finished;
@@ -348,7 +348,7 @@ function section(results) {
 ${machineLine()}
 
 - Command: \`flock /tmp/bench.lock npm run bench:retention -w api\` (api/bench/retention-bench.mjs; not in \`npm run bench\`: it takes several minutes per dialect). Date: ${new Date().toISOString().slice(0, 10)}.
-- Store: ${ROWS.toLocaleString("en-US")} usage rows of one account spread evenly from ${first?.span.firstMonth}-01 to now, written set-based (fill times: ${results.map((result) => `${result.dialect} ${result.fillSeconds.toFixed(0)} s`).join(", ")}; not part of the figures). No ledger entries among them (x402 rows): the run removes usage rows only. Retention ${first?.span.days} days, so the cutoff is ${first?.span.cutoff}: the run removes one whole calendar month (about a quarter of the rows). Default batch size (1000) and pause (100 ms); \`persona-admin storage retention\` in a process of its own.
+- Store: ${ROWS.toLocaleString("en-US")} usage rows of one account spread evenly from ${first?.span.firstMonth}-01 to now, written set-based (fill times: ${results.map((result) => `${result.dialect} ${result.fillSeconds.toFixed(0)} s`).join(", ")}; not part of the figures). No ledger entries among them (x402 rows): the run removes usage rows only. Retention ${first?.span.days} days, so the cutoff is ${first?.span.cutoff}: the run removes one whole calendar month (about a quarter of the rows). Default batch size (1000) and pause (100 ms); the run is one \`UsageRetention.run()\` of a second instance's store (createServices from api/dist in the benchmark process, opened before the measured windows, as a running instance's hourly job is; on PostgreSQL the instance that holds the advisory lock).
 - Load: the service from api/dist (retention off, request log on), POST /api/v1/generate (offline engine, billing and rate limits on) at a fixed ${fixedRate} requests/s over 10 connections (autocannon), every response's latency recorded: ${WINDOW_SECONDS} s before the run, during it, ${WINDOW_SECONDS} s after. Baseline = before and after together. Failed requests: ${results.map((result) => `${result.dialect} ${result.failed}`).join(", ")}. Load average at the end: ${results.map((result) => `${result.dialect} ${result.load}`).join("; ")} (other work shared the machine).
 
 | store | p50 baseline / during (ms) | p99 before / after / **during** (ms) | p99 during ÷ baseline | max baseline / during (ms) | requests during | run (s) | rows removed | database or file (MiB) before → after |

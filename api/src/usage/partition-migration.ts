@@ -26,7 +26,9 @@ const MONTHS_BACK_AT_MOST = 120;
  *    (`balance_entries_usage_id`) stays. The ledger's link to its usage row
  *    is kept by the statements that write both in one transaction
  *    (settlement, late charge, refund); retention never drops a partition
- *    that a ledger entry still refers to.
+ *    that a ledger entry still refers to. The partial index
+ *    `balance_entries_usage_refs` (entries that are not charges and refer
+ *    to usage: refunds) lets it check that without reading the month.
  * 2. The table is renamed, its indexes and constraints dropped, and a
  *    partitioned `usage_records` made like it (same columns, types,
  *    defaults), with primary key `(id, created_at)` (a lookup by `id` alone
@@ -105,6 +107,8 @@ export const usagePartitionsMigration: Migration = {
 
     await sql`insert into usage_records select * from ${sql.table(OLD_TABLE)}`.execute(database);
     await sql`drop table ${sql.table(OLD_TABLE)}`.execute(database);
+    await sql`create index balance_entries_usage_refs on balance_entries (usage_id)
+      where kind <> 'charge' and usage_id is not null`.execute(database);
     await sql`create trigger usage_records_daily_totals after insert or update or delete on usage_records
       for each row execute function persona_usage_daily_totals()`.execute(database);
   },

@@ -329,11 +329,17 @@ export class UsageRetention {
 
   /**
    * PostgreSQL: archives then drops each monthly partition wholly older
-   * than the cutoff. A partition a ledger entry still refers to (a refund or
-   * late charge dated after the cutoff, of a usage row before it) is left to
-   * the batched deletes, which keep the rows referred to. The request path
-   * writes rows dated now, never into such a month, so no row arrives
-   * between the archive and the drop.
+   * than the cutoff. A partition a ledger entry still refers to is left to
+   * the batched deletes, which keep the rows referred to. Only entries that
+   * are not charges can: a charge entry is dated as its usage row
+   * (settlement and late charge write both from one input), so it was
+   * rolled up with the month; a refund (`adjustment`) is dated when it is
+   * made. So the check reads the non-charge entries that refer to usage
+   * (partial index `balance_entries_usage_refs`, migration 0013), not the
+   * month's rows. The reads use one core at most (no parallel workers),
+   * leaving the others to the request path. The request path writes rows
+   * dated now, never into such a month, so no row arrives between the
+   * archive and the drop.
    */
   private async dropPartitions(
     database: Db,
@@ -343,8 +349,9 @@ export class UsageRetention {
     for (const partition of await this.droppablePartitions(database, cutoff)) {
       if (this.stopped) return;
       const table = sql.table(partition.name);
-      const referenced = await sql<{ found: boolean }>`select exists (select 1 from ${table} u
-          where exists (select 1 from balance_entries b where b.usage_id = u.id)) as found`.execute(
+      const referenced = await sql<{ found: boolean }>`select exists (select 1 from balance_entries b
+          where b.kind <> 'charge' and b.usage_id is not null
+            and exists (select 1 from ${table} u where u.id = b.usage_id)) as found`.execute(
         database,
       );
       if (referenced.rows[0]?.found !== false) continue;
@@ -355,9 +362,10 @@ export class UsageRetention {
         if (day === null) break;
         from = day.end;
       }
-      const counted = await sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(
-        database,
-      );
+      const counted = await database.transaction().execute(async (transaction) => {
+        await sql`set local max_parallel_workers_per_gather = 0`.execute(transaction);
+        return sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(transaction);
+      });
       for (let attempt = 1; attempt <= DROP_TRIES && !this.stopped; attempt += 1) {
         try {
           await database.transaction().execute(async (transaction) => {
