@@ -349,7 +349,9 @@ export class UsageRetention {
     for (const partition of await this.droppablePartitions(database, cutoff)) {
       if (this.stopped) return;
       const table = sql.table(partition.name);
-      const referenced = await sql<{ found: boolean }>`select exists (select 1 from balance_entries b
+      const referenced = await sql<{
+        found: boolean;
+      }>`select exists (select 1 from balance_entries b
           where b.kind <> 'charge' and b.usage_id is not null
             and exists (select 1 from ${table} u where u.id = b.usage_id)) as found`.execute(
         database,
