@@ -9,6 +9,7 @@ import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
+import { PARTITION_MIGRATIONS } from "./usage/partition-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
 import { USAGE_MIGRATIONS } from "./usage/usage-migration.js";
 
@@ -30,4 +31,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PERSONA_VERSIONS_MIGRATIONS,
   ...EVALUATION_MIGRATIONS,
   ...RETENTION_MIGRATIONS,
+  ...PARTITION_MIGRATIONS,
 };

@@ -14,6 +14,25 @@ function statsTable(stats: StorageStats): string {
     1,
   );
   const { retention } = stats;
+  const partitions =
+    stats.partitions === undefined
+      ? []
+      : [
+          "",
+          "usage_records partitions (PostgreSQL, by month of created_at):",
+          textTable(
+            ["partition", "from", "to", "rows", "bytes", "next retention"],
+            stats.partitions.map((entry) => [
+              entry.partition,
+              entry.from ?? "-",
+              entry.to ?? "-",
+              String(entry.rows),
+              String(entry.bytes),
+              entry.dropsNext ? "drops it" : "-",
+            ]),
+            1,
+          ),
+        ];
   const lines = [
     `${stats.dialect} database: ${stats.databaseBytes} bytes`,
     ...(stats.sqlite === undefined
@@ -23,11 +42,12 @@ function statsTable(stats: StorageStats): string {
         ]),
     "",
     table,
+    ...partitions,
     "",
     `oldest usage row: ${stats.oldest.usageRecords ?? "-"}; oldest ledger entry: ${stats.oldest.ledgerEntries ?? "-"}`,
     retention.cutoff === null
       ? "retention: off (PERSONA_USAGE_RETENTION_DAYS)"
-      : `next retention run (${retention.days} days, before ${retention.cutoff}): removes ${retention.usageRows} usage rows, rolls up ${retention.ledgerEntries} ledger entries${retention.archiveDir === null ? "" : `, archived to ${retention.archiveDir}`}`,
+      : `next retention run (${retention.days} days, before ${retention.cutoff}): removes ${retention.usageRows} usage rows${retention.partitions.length === 0 ? "" : ` (dropping partitions ${retention.partitions.join(", ")})`}, rolls up ${retention.ledgerEntries} ledger entries${retention.archiveDir === null ? "" : `, archived to ${retention.archiveDir}`}`,
   ];
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { usagePartitioned, usagePartitions } from "../usage/usage-partitions.js";
 import type { RetentionPreview, UsageRetention } from "../usage/usage-retention.js";
 import type { Store } from "./store.js";
 
@@ -8,10 +9,24 @@ export interface TableStats {
   rows: number;
   /**
    * Bytes of the table with its indexes (PostgreSQL: `pg_total_relation_size`,
-   * TOAST included; SQLite: the pages `dbstat` counts), or null when SQLite
+   * TOAST included, summed over its partitions for `usage_records`; SQLite: the pages `dbstat` counts), or null when SQLite
    * was built without `dbstat`.
    */
   bytes: number | null;
+}
+
+/** PostgreSQL: one monthly partition of `usage_records` (migration 0013), or its default partition. */
+export interface PartitionStats {
+  /** `usage_records_2026_11`, or `usage_records_default`. */
+  partition: string;
+  /** Bounds, ISO 8601 UTC (`to` excluded); null for the default partition. */
+  from: string | null;
+  to: string | null;
+  rows: number;
+  /** With indexes and TOAST (`pg_total_relation_size`). */
+  bytes: number;
+  /** True when the next retention run drops it whole (it is wholly older than the cutoff). */
+  dropsNext: boolean;
 }
 
 /** What `persona-admin storage stats` shows. */
@@ -24,6 +39,8 @@ export interface StorageStats {
   oldest: { usageRecords: string | null; ledgerEntries: string | null };
   /** What the next retention run would remove. */
   retention: RetentionPreview;
+  /** PostgreSQL only: the partitions of `usage_records`, oldest first, the default one last. */
+  partitions?: PartitionStats[];
   /** SQLite only: the file's auto_vacuum mode and free pages waiting to be given back. */
   sqlite?: { autoVacuum: "none" | "full" | "incremental"; freePages: number; pageSize: number };
 }
@@ -31,11 +48,12 @@ export interface StorageStats {
 async function tableNames(store: Pick<Store, "database" | "dialect">): Promise<string[]> {
   const { rows } =
     store.dialect === "postgres"
-      ? await sql<{
+      ? // Partitions are shown apart (`partitions`), their rows counted in their table's.
+        await sql<{
           name: string;
-        }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(
-          store.database,
-        )
+        }>`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+           where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition
+           order by c.relname`.execute(store.database)
       : await sql<{
           name: string;
         }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(
@@ -51,7 +69,9 @@ async function tableBytes(
     const { rows } = await sql<{
       name: string;
       bytes: string;
-    }>`select c.relname as name, pg_total_relation_size(c.oid) as bytes from pg_class c
+    }>`select c.relname as name, case when c.relkind = 'p'
+         then (select coalesce(sum(pg_total_relation_size(t.relid)), 0) from pg_partition_tree(c.oid) t)
+         else pg_total_relation_size(c.oid) end as bytes from pg_class c
        join pg_namespace n on n.oid = c.relnamespace
        where n.nspname = current_schema() and c.relkind in ('r', 'p')`.execute(store.database);
     return new Map(rows.map((row) => [row.name, Number(row.bytes)]));
@@ -115,6 +135,25 @@ export async function storageStats(
       bytes: string;
     }>`select pg_database_size(current_database()) as bytes`.execute(store.database);
     stats.databaseBytes = Number(rows[0]?.bytes ?? 0);
+    if (await usagePartitioned(store.database)) {
+      const dropped = new Set(stats.retention.partitions);
+      stats.partitions = [];
+      for (const partition of await usagePartitions(store.database)) {
+        const table = sql.table(partition.name);
+        const counted = await sql<{ rows: string; bytes: string }>`select count(*) as rows,
+            pg_total_relation_size(${partition.name}::regclass) as bytes from ${table}`.execute(
+          store.database,
+        );
+        stats.partitions.push({
+          partition: partition.name,
+          from: partition.from,
+          to: partition.to,
+          rows: Number(counted.rows[0]?.rows ?? 0),
+          bytes: Number(counted.rows[0]?.bytes ?? 0),
+          dropsNext: dropped.has(partition.name),
+        });
+      }
+    }
     return stats;
   }
   const pageSize = await pragmaNumber(store, "page_size");

@@ -7,6 +7,14 @@ import type { DatabaseSchema } from "../storage/schema.js";
 import type { Store } from "../storage/store.js";
 import { CARRIED_FORWARD_KIND } from "./retention-migration.js";
 import { writeUsageArchive } from "./usage-archive.js";
+import {
+  ensureUsagePartitions,
+  monthsAhead,
+  PARTITION_LOCK_TIMEOUT_MS,
+  type UsagePartition,
+  usagePartitioned,
+  usagePartitions,
+} from "./usage-partitions.js";
 
 /** What retention keeps and how it removes the rest (config/retention-config.ts). */
 export interface RetentionSettings {
@@ -71,6 +79,12 @@ export interface RetentionPreview {
   /** Ledger entries older than the cutoff (carried-forward ones aside), to be rolled up. */
   ledgerEntries: number;
   archiveDir: string | null;
+  /**
+   * PostgreSQL: the monthly partitions of `usage_records` wholly older than
+   * the cutoff, dropped whole (unless a ledger entry still refers to one of
+   * their rows); empty on SQLite.
+   */
+  partitions: string[];
 }
 
 /** What a run did. */
@@ -88,7 +102,14 @@ export interface RetentionReport {
   batches: number;
   /** SQLite: bytes the file gave back by incremental vacuum (0 on PostgreSQL or with auto_vacuum off). */
   reclaimedBytes: number;
+  /** PostgreSQL: monthly partitions of `usage_records` dropped whole (their rows are in `usageRowsRemoved`). */
+  partitionsDropped: string[];
+  /** PostgreSQL: monthly partitions made ahead (the current month and the next two). */
+  partitionsCreated: string[];
 }
+
+/** Times a partition's drop tries for its lock ({@link PARTITION_LOCK_TIMEOUT_MS} each) before batched deletes take its rows. */
+const DROP_TRIES = 20;
 
 /** Key of the PostgreSQL advisory lock that one retention run holds ("persona-retention"). */
 export const RETENTION_LOCK_KEY = 7_302_026_026;
@@ -109,11 +130,20 @@ function nextDay(day: string): string {
  * first when `archiveDir` is set. On SQLite the file then gives back its
  * free pages (`PRAGMA incremental_vacuum`, when auto_vacuum is INCREMENTAL).
  * On PostgreSQL one instance at a time does the work (a session advisory
- * lock, tried, never waited for).
+ * lock, tried, never waited for), and `usage_records` being partitioned by
+ * month (migration 0013), a month wholly older than the cutoff is archived
+ * then dropped whole (`drop table`, which locks `usage_records` for a
+ * moment, waiting at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead
+ * of deleted row by row; the month at the cutoff's edge and the default
+ * partition still go by batched deletes. Each run (and the start of the
+ * background job) also makes the partitions of the current month and the
+ * next two.
  */
 export class UsageRetention {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<RetentionReport> | undefined;
+  /** The partitions made when the job starts. */
+  private starting: Promise<unknown> | undefined;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -126,7 +156,9 @@ export class UsageRetention {
   async preview(now: Date = new Date()): Promise<RetentionPreview> {
     const { days } = this.settings;
     const archiveDir = this.settings.archiveDir ?? null;
-    if (days === null) return { days, cutoff: null, usageRows: 0, ledgerEntries: 0, archiveDir };
+    if (days === null) {
+      return { days, cutoff: null, usageRows: 0, ledgerEntries: 0, archiveDir, partitions: [] };
+    }
     const cutoff = retentionCutoff(days, now);
     const database = this.store.database;
     const usage = await database
@@ -146,6 +178,9 @@ export class UsageRetention {
       usageRows: Number(usage?.rows ?? 0),
       ledgerEntries: Number(ledger?.rows ?? 0),
       archiveDir,
+      partitions: (await this.droppablePartitions(database, cutoff)).map(
+        (partition) => partition.name,
+      ),
     };
   }
 
@@ -168,14 +203,18 @@ export class UsageRetention {
       archiveFiles: [],
       batches: 0,
       reclaimedBytes: 0,
+      partitionsDropped: [],
+      partitionsCreated: [],
     };
     if (days === null) return Promise.resolve({ ...empty, skipped: "off" });
     const cutoff = retentionCutoff(days, now);
     if (this.running !== undefined) return Promise.resolve({ ...empty, cutoff, skipped: "busy" });
     const run = this.exclusively(async (database) => {
       const report: RetentionReport = { ...empty, cutoff };
+      report.partitionsCreated = await this.makePartitions(database, now);
       await this.recordCutoff(database, cutoff);
       await this.rollUpLedger(database, cutoff, report);
+      await this.dropPartitions(database, cutoff, report);
       await this.removeUsage(database, cutoff, report);
       if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
       return report;
@@ -186,11 +225,39 @@ export class UsageRetention {
     });
   }
 
-  /** Starts the background job: a first run a minute after start, then every `intervalMs`. */
+  /**
+   * PostgreSQL: makes the monthly partitions of `now`'s month and the next
+   * two (under the retention lock; nothing when another instance holds it).
+   *
+   * @returns the partitions made
+   */
+  async ensurePartitions(now: Date = new Date()): Promise<string[]> {
+    if (this.store.dialect !== "postgres") return [];
+    return (await this.exclusively((database) => this.makePartitions(database, now))) ?? [];
+  }
+
+  /**
+   * Starts the background job: a first run a minute after start, then every
+   * `intervalMs`. On PostgreSQL the partitions ahead are made at once, and
+   * with retention off the job still makes them every `intervalMs`.
+   */
   start(firstRunMs = 60_000): void {
-    if (this.settings.days === null || this.timer !== undefined) return;
+    if (this.timer !== undefined) return;
+    if (this.settings.days === null && this.store.dialect !== "postgres") return;
+    const partitionsMade = (error: unknown) => {
+      if (!this.stopping.signal.aborted) {
+        this.logger?.error({ err: error }, "making usage partitions failed; tried again later");
+      }
+      return [];
+    };
+    this.starting = this.ensurePartitions().catch(partitionsMade);
     const tick = () => {
-      this.run()
+      const work = (this.starting ?? Promise.resolve()).then(() =>
+        this.settings.days === null
+          ? this.ensurePartitions().then(() => ({ usageRowsRemoved: 0, ledgerEntriesRolledUp: 0 }))
+          : this.run(),
+      );
+      work
         .then((report) => {
           if (report.usageRowsRemoved > 0 || report.ledgerEntriesRolledUp > 0) {
             this.logger?.info({ retention: report }, "usage retention removed old rows");
@@ -215,6 +282,7 @@ export class UsageRetention {
     this.stopping.abort();
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    await this.starting;
     await this.running?.catch(() => undefined);
   }
 
@@ -243,6 +311,116 @@ export class UsageRetention {
         await sql`select pg_advisory_unlock(${RETENTION_LOCK_KEY})`.execute(connection);
       }
     });
+  }
+
+  /** Makes the partitions ahead, on a connection that holds the retention lock. */
+  private async makePartitions(database: Db, now: Date): Promise<string[]> {
+    if (this.store.dialect !== "postgres" || !(await usagePartitioned(database))) return [];
+    return ensureUsagePartitions(database, monthsAhead(now));
+  }
+
+  /** PostgreSQL: the monthly partitions whose every possible row is older than the cutoff. */
+  private async droppablePartitions(database: Db, cutoff: string): Promise<UsagePartition[]> {
+    if (this.store.dialect !== "postgres" || !(await usagePartitioned(database))) return [];
+    return (await usagePartitions(database)).filter(
+      (partition) => partition.to !== null && partition.to <= cutoff,
+    );
+  }
+
+  /**
+   * PostgreSQL: archives then drops each monthly partition wholly older
+   * than the cutoff. A partition a ledger entry still refers to is left to
+   * the batched deletes, which keep the rows referred to. Only entries that
+   * are not charges can: a charge entry is dated as its usage row
+   * (settlement and late charge write both from one input), so it was
+   * rolled up with the month; a refund (`adjustment`) is dated when it is
+   * made. So the check reads the non-charge entries that refer to usage
+   * (partial index `balance_entries_usage_refs`, migration 0013), not the
+   * month's rows. The reads use one core at most (no parallel workers),
+   * leaving the others to the request path. The request path writes rows
+   * dated now, never into such a month, so no row arrives between the
+   * archive and the drop.
+   */
+  private async dropPartitions(
+    database: Db,
+    cutoff: string,
+    report: RetentionReport,
+  ): Promise<void> {
+    for (const partition of await this.droppablePartitions(database, cutoff)) {
+      if (this.stopped) return;
+      const table = sql.table(partition.name);
+      const referenced = await sql<{
+        found: boolean;
+      }>`select exists (select 1 from balance_entries b
+          where b.kind <> 'charge' and b.usage_id is not null
+            and exists (select 1 from ${table} u where u.id = b.usage_id)) as found`.execute(
+        database,
+      );
+      if (referenced.rows[0]?.found !== false) continue;
+      if (partition.from === null || partition.to === null) continue;
+      let from = partition.from;
+      for (;;) {
+        const day = await this.archiveNextDay(database, from, partition.to, report);
+        if (day === null) break;
+        from = day.end;
+      }
+      const counted = await database.transaction().execute(async (transaction) => {
+        await sql`set local max_parallel_workers_per_gather = 0`.execute(transaction);
+        return sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(transaction);
+      });
+      for (let attempt = 1; attempt <= DROP_TRIES && !this.stopped; attempt += 1) {
+        try {
+          await database.transaction().execute(async (transaction) => {
+            await sql
+              .raw(`set local lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`)
+              .execute(transaction);
+            await sql`drop table ${table}`.execute(transaction);
+          });
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== "55P03") throw error;
+          await this.pause();
+          continue;
+        }
+        report.usageRowsRemoved += Number(counted.rows[0]?.rows ?? 0);
+        report.partitionsDropped.push(partition.name);
+        report.batches += 1;
+        break;
+      }
+    }
+  }
+
+  /**
+   * Archives the usage rows of the first day in [from, to) that has any
+   * (when `archiveDir` is set).
+   *
+   * @returns that day's bounds (its end is at most `to`), or null when no row is left in [from, to)
+   */
+  private async archiveNextDay(
+    database: Db,
+    from: string,
+    to: string,
+    report: RetentionReport,
+  ): Promise<{ start: string; end: string } | null> {
+    const oldest = await database
+      .selectFrom("usage_records")
+      .select(sql<string | null>`min(created_at)`.as("created_at"))
+      .where("created_at", ">=", from)
+      .where("created_at", "<", to)
+      .executeTakeFirst();
+    if (oldest?.created_at == null) return null;
+    const day = oldest.created_at.slice(0, 10);
+    const start = `${day}T00:00:00.000Z`;
+    const end = nextDay(day) < to ? nextDay(day) : to;
+    if (this.settings.archiveDir !== undefined) {
+      const written = await writeUsageArchive(
+        this.settings.archiveDir,
+        day,
+        this.pages(database, start, end),
+      );
+      if (written.file !== null)
+        report.archiveFiles.push({ file: written.file, rows: written.rows });
+    }
+    return { start, end };
   }
 
   private async recordCutoff(database: Db, cutoff: string): Promise<void> {
@@ -364,25 +542,9 @@ export class UsageRetention {
   private async removeUsage(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
     let from = "";
     while (!this.stopped) {
-      const oldest = await database
-        .selectFrom("usage_records")
-        .select(sql<string | null>`min(created_at)`.as("created_at"))
-        .where("created_at", ">=", from)
-        .where("created_at", "<", cutoff)
-        .executeTakeFirst();
-      if (oldest?.created_at == null) return;
-      const day = oldest.created_at.slice(0, 10);
-      const dayStart = `${day}T00:00:00.000Z`;
-      const dayEnd = nextDay(day) < cutoff ? nextDay(day) : cutoff;
-      if (this.settings.archiveDir !== undefined) {
-        const written = await writeUsageArchive(
-          this.settings.archiveDir,
-          day,
-          this.pages(database, dayStart, dayEnd),
-        );
-        if (written.file !== null)
-          report.archiveFiles.push({ file: written.file, rows: written.rows });
-      }
+      const span = await this.archiveNextDay(database, from, cutoff, report);
+      if (span === null) return;
+      const { start: dayStart, end: dayEnd } = span;
       while (!this.stopped) {
         const result = await sql`delete from usage_records where id in (
             select u.id from usage_records u

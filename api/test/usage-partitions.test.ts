@@ -1,0 +1,434 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usageRow } from "../src/billing/usage-store.js";
+import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
+import type { Services } from "../src/services.js";
+import { migrateToLatest } from "../src/storage/migrations.js";
+import type { DatabaseSchema } from "../src/storage/schema.js";
+import { readUsageArchive } from "../src/usage/usage-archive.js";
+import {
+  ensureUsagePartitions,
+  monthsAhead,
+  monthsBetween,
+  USAGE_DEFAULT_PARTITION,
+  usagePartitions,
+} from "../src/usage/usage-partitions.js";
+import { runAdmin } from "./support/admin-in-process.js";
+import {
+  createTestDatabase,
+  postgresUnavailable,
+  suiteTitle,
+  type TestDatabase,
+} from "./support/test-databases.js";
+import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+
+// PostgreSQL's monthly partitions of usage_records (issue 26 "Bounded
+// history", migration 0013): an older database's rows move into them, and
+// retention drops a month wholly older than its cutoff instead of deleting
+// its rows, with the daily totals and "ledger sum = balance" unchanged.
+
+const skipReason = await postgresUnavailable();
+const NOW = new Date("2026-11-23T15:00:00.000Z");
+
+/** A usage row of an account (and its charge entry when `costMicros` > 0), written directly. */
+async function usage(
+  database: Kysely<DatabaseSchema>,
+  accountId: string,
+  createdAt: string,
+  costMicros: number,
+): Promise<string> {
+  const id = randomUUID();
+  await database
+    .insertInto("usage_records")
+    .values(
+      usageRow(id, createdAt, {
+        accountId,
+        apiKeyId: null,
+        personaId: null,
+        endpoint: "generate",
+        status: costMicros > 0 ? 200 : 429,
+        inputTokens: 3,
+        outputTokens: 5,
+        costMicros,
+        requestId: randomUUID(),
+        paymentMethod: "balance",
+        paymentReference: null,
+      }),
+    )
+    .execute();
+  if (costMicros > 0) {
+    await database
+      .insertInto("balance_entries")
+      .values({
+        id: randomUUID(),
+        account_id: accountId,
+        kind: "charge",
+        amount_micros: -costMicros,
+        usage_id: id,
+        note: null,
+        created_at: createdAt,
+      })
+      .execute();
+    await database
+      .updateTable("accounts")
+      .set((eb) => ({ balance_micros: eb("balance_micros", "-", costMicros) }))
+      .where("id", "=", accountId)
+      .execute();
+  }
+  return id;
+}
+
+/** Both daily-totals tables, bigints as numbers. */
+async function dailyTotals(database: Kysely<DatabaseSchema>) {
+  const usageTotals = await database
+    .selectFrom("usage_daily_totals")
+    .selectAll()
+    .orderBy(["account_id", "day", "persona_id", "endpoint"])
+    .execute();
+  const ledger = await database
+    .selectFrom("balance_daily_totals")
+    .selectAll()
+    .orderBy(["account_id", "day"])
+    .execute();
+  return JSON.parse(
+    JSON.stringify({ usageTotals, ledger }, (_key, value) =>
+      typeof value === "string" && /^-?\d+$/u.test(value) ? Number(value) : value,
+    ),
+  );
+}
+
+async function tableExists(database: Kysely<DatabaseSchema>, name: string): Promise<boolean> {
+  const { rows } = await sql<{
+    found: string | null;
+  }>`select to_regclass(${name})::text as found`.execute(database);
+  return rows[0]?.found != null;
+}
+
+describe.skipIf(skipReason !== undefined)(
+  suiteTitle("migration 0013: usage_records partitioned by month", "postgres", skipReason),
+  () => {
+    let database: TestDatabase;
+    let services: Services | undefined;
+    beforeAll(async () => {
+      database = await createTestDatabase("postgres");
+    });
+    afterAll(async () => {
+      await closeStore(services);
+      await database.drop();
+    });
+
+    it("moves an older database's rows into monthly partitions and keeps totals, trigger and lookups by id", async () => {
+      // The schema as of migration 0012, with rows in it.
+      const older = new Kysely<DatabaseSchema>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
+      });
+      const before = Object.fromEntries(
+        Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0013"),
+      );
+      const accountId = randomUUID();
+      const ids: string[] = [];
+      let totalsBefore: unknown;
+      try {
+        await migrateToLatest(older as unknown as Kysely<unknown>, before);
+        await older
+          .insertInto("accounts")
+          .values({
+            id: accountId,
+            name: "Before partitions",
+            status: "active",
+            created_at: "2026-01-01T00:00:00.000Z",
+            balance_micros: 10_000_000,
+          })
+          .execute();
+        await older
+          .insertInto("balance_entries")
+          .values({
+            id: randomUUID(),
+            account_id: accountId,
+            kind: "topup",
+            amount_micros: 10_000_000,
+            usage_id: null,
+            note: null,
+            created_at: "2026-01-01T00:00:00.000Z",
+          })
+          .execute();
+        for (const [day, cost] of [
+          ["2026-05-03T10:00:00.000Z", 1_000],
+          ["2026-07-31T23:59:59.999Z", 0],
+          ["2026-08-01T00:00:00.000Z", 2_000],
+          ["2026-11-20T08:00:00.000Z", 3_000],
+          ["2001-02-03T04:05:06.000Z", 0], // older than any partition: the default one
+        ] as const) {
+          ids.push(await usage(older, accountId, day, cost));
+        }
+        totalsBefore = await dailyTotals(older);
+        const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
+          where conrelid = 'balance_entries'::regclass and contype = 'f'
+            and confrelid = 'usage_records'::regclass`.execute(older);
+        expect(foreignKeys.rows).toHaveLength(1);
+      } finally {
+        await older.destroy();
+      }
+
+      services = await openStore(database.url);
+      const db = services.database;
+      const kind = await sql<{
+        kind: string;
+      }>`select relkind as kind from pg_class where oid = 'usage_records'::regclass`.execute(db);
+      expect(kind.rows[0]?.kind).toBe("p");
+      const partitions = await usagePartitions(db);
+      const now = new Date();
+      expect(partitions.map((partition) => partition.name)).toEqual([
+        ...[...new Set(["2026-05", "2026-07", "2026-08", "2026-11", ...monthsAhead(now)])]
+          .sort()
+          .map((month) => `usage_records_${month.replace("-", "_")}`),
+        USAGE_DEFAULT_PARTITION,
+      ]);
+      expect(partitions[0]).toMatchObject({
+        from: "2026-05-01T00:00:00.000Z",
+        to: "2026-06-01T00:00:00.000Z",
+      });
+      // Every row kept, each in its month's partition (the boundary rows too).
+      expect(await db.selectFrom("usage_records").select("id").execute()).toHaveLength(ids.length);
+      const where = await sql<{ id: string; partition: string }>`select id,
+        tableoid::regclass::text as partition from usage_records`.execute(db);
+      const partitionOf = new Map(where.rows.map((row) => [row.id, row.partition]));
+      expect(ids.map((id) => partitionOf.get(id))).toEqual([
+        "usage_records_2026_05",
+        "usage_records_2026_07",
+        "usage_records_2026_08",
+        "usage_records_2026_11",
+        USAGE_DEFAULT_PARTITION,
+      ]);
+      expect(await dailyTotals(db)).toEqual(totalsBefore);
+
+      // Primary key (id, created_at); the indexes again, under their names; no foreign key to usage.
+      const key = await sql<{ definition: string }>`select pg_get_constraintdef(oid) as definition
+        from pg_constraint where conrelid = 'usage_records'::regclass and contype = 'p'`.execute(
+        db,
+      );
+      expect(key.rows[0]?.definition).toBe("PRIMARY KEY (id, created_at)");
+      const indexes = await sql<{ name: string }>`select indexname as name from pg_indexes
+        where tablename = 'usage_records' order by indexname`.execute(db);
+      expect(indexes.rows.map((row) => row.name)).toEqual([
+        "usage_records_account_created",
+        "usage_records_created_at",
+        "usage_records_pkey",
+        "usage_records_request_id",
+      ]);
+      const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
+        where conrelid = 'balance_entries'::regclass and contype = 'f'
+          and confrelid = 'usage_records'::regclass`.execute(db);
+      expect(foreignKeys.rows).toEqual([]);
+      expect(await tableExists(db, "usage_records_unpartitioned")).toBe(false);
+
+      // The daily-totals trigger works on the partitioned table (same name), as do lookups by id.
+      const trigger = await sql<{ name: string }>`select tgname as name from pg_trigger
+        where tgrelid = 'usage_records'::regclass and not tgisinternal`.execute(db);
+      expect(trigger.rows.map((row) => row.name)).toEqual(["usage_records_daily_totals"]);
+      const recent = ids[3] ?? "";
+      const refunded = await services.billing.balances.reverseSettlement(recent, 503);
+      expect(refunded).toBe(3_000);
+      const row = await db
+        .selectFrom("usage_records")
+        .select(["status", "cost_micros"])
+        .where("id", "=", recent)
+        .executeTakeFirstOrThrow();
+      expect({ status: row.status, cost: Number(row.cost_micros) }).toEqual({
+        status: 503,
+        cost: 0,
+      });
+      const day = await db
+        .selectFrom("usage_daily_totals")
+        .select(["served", "cost_micros"])
+        .where("account_id", "=", accountId)
+        .where("day", "=", "2026-11-20")
+        .executeTakeFirstOrThrow();
+      expect({ served: Number(day.served), cost: Number(day.cost_micros) }).toEqual({
+        served: 0,
+        cost: 0,
+      });
+      expect(await services.billing.balances.ledgerSum(accountId)).toBe(
+        (await services.billing.balances.balanceOf(accountId))?.balanceMicros,
+      );
+    });
+  },
+);
+
+describe.skipIf(skipReason !== undefined)(
+  suiteTitle("usage retention drops whole monthly partitions", "postgres", skipReason),
+  () => {
+    let database: TestDatabase;
+    let services: Services;
+    let customer: StoreCustomer;
+    let archiveDir: string;
+    const removable: string[] = [];
+    let referenced = "";
+
+    beforeAll(async () => {
+      database = await createTestDatabase("postgres");
+      archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "persona-partitions-"));
+      services = await openStore(database.url, {
+        PERSONA_USAGE_RETENTION_DAYS: "30",
+        PERSONA_USAGE_ARCHIVE_DIR: archiveDir,
+        PERSONA_RETENTION_BATCH_SIZE: "3",
+        PERSONA_RETENTION_PAUSE_MS: "0",
+      });
+      customer = await createCustomer(services, { balanceMicros: 5_000_000 });
+      await ensureUsagePartitions(services.database, monthsBetween("2026-06", "2026-11"));
+      const db = services.database;
+      // Cutoff: 2026-10-24. August and September lie wholly before it; July holds a
+      // row that a later refund refers to; October straddles it.
+      for (const day of ["2026-08-01T00:00:00.000Z", "2026-08-17T09:00:00.000Z"]) {
+        removable.push(await usage(db, customer.accountId, day, 1_000));
+        removable.push(await usage(db, customer.accountId, day, 0));
+      }
+      for (let date = 1; date <= 30; date += 4) {
+        const day = `2026-09-${String(date).padStart(2, "0")}T12:00:00.000Z`;
+        removable.push(await usage(db, customer.accountId, day, 500 + date));
+      }
+      referenced = await usage(db, customer.accountId, "2026-07-10T10:00:00.000Z", 700);
+      removable.push(await usage(db, customer.accountId, "2026-07-11T10:00:00.000Z", 0));
+      await db
+        .insertInto("balance_entries")
+        .values({
+          id: randomUUID(),
+          account_id: customer.accountId,
+          kind: "adjustment",
+          amount_micros: 0,
+          usage_id: referenced,
+          note: "a refund dated after the cutoff",
+          created_at: "2026-11-02T00:00:00.000Z",
+        })
+        .execute();
+      removable.push(await usage(db, customer.accountId, "2026-10-05T12:00:00.000Z", 900));
+      await usage(db, customer.accountId, "2026-10-24T00:00:00.000Z", 900);
+      await usage(db, customer.accountId, "2026-11-20T12:00:00.000Z", 900);
+    });
+    afterAll(async () => {
+      await closeStore(services);
+      await database.drop();
+      fs.rmSync(archiveDir, { recursive: true, force: true });
+    });
+
+    it("storage stats lists the partitions with rows, bytes and which the next run drops", async () => {
+      const preview = await services.retention.preview(NOW);
+      expect(preview.partitions).toEqual([
+        "usage_records_2026_06",
+        "usage_records_2026_07",
+        "usage_records_2026_08",
+        "usage_records_2026_09",
+      ]);
+      const { code, stdout } = await runAdmin(services, "storage", "stats", "--json");
+      expect(code).toBe(0);
+      const stats = JSON.parse(stdout);
+      const september = stats.partitions.find(
+        (entry: { partition: string }) => entry.partition === "usage_records_2026_09",
+      );
+      expect(september).toMatchObject({
+        from: "2026-09-01T00:00:00.000Z",
+        to: "2026-10-01T00:00:00.000Z",
+        rows: 8,
+      });
+      expect(september.bytes).toBeGreaterThan(0);
+      // The partitions are shown apart; the table's rows and bytes are theirs summed.
+      const names = stats.tables.map((table: { table: string }) => table.table);
+      expect(names).not.toContain("usage_records_2026_09");
+      const table = stats.tables.find(
+        (entry: { table: string }) => entry.table === "usage_records",
+      );
+      expect(table.rows).toBe(removable.length + 3);
+      expect(table.bytes).toBeGreaterThan(0);
+      const text = await runAdmin(services, "storage", "stats");
+      expect(text.stdout).toMatch(/usage_records_2026_10\s+2026-10-01T00:00:00\.000Z/u);
+    });
+
+    it("drops the months wholly before the cutoff, keeps a month a ledger entry refers to, totals and ledger unchanged", async () => {
+      const db = services.database;
+      const totalsBefore = await dailyTotals(db);
+
+      const report = await services.retention.run(NOW);
+
+      expect(report.partitionsDropped).toEqual([
+        "usage_records_2026_06",
+        "usage_records_2026_08",
+        "usage_records_2026_09",
+      ]);
+      expect(report.usageRowsRemoved).toBe(removable.length);
+      for (const name of report.partitionsDropped) expect(await tableExists(db, name)).toBe(false);
+      // July stays: its one row a refund refers to is kept, the other deleted in a batch.
+      expect(await tableExists(db, "usage_records_2026_07")).toBe(true);
+      const left = await db.selectFrom("usage_records").select(["id", "created_at"]).execute();
+      expect(left.map((row) => row.id)).toContain(referenced);
+      expect(left).toHaveLength(3);
+      expect(await dailyTotals(db)).toEqual(totalsBefore);
+      const balance = await services.billing.balances.balanceOf(customer.accountId);
+      expect(await services.billing.balances.ledgerSum(customer.accountId)).toBe(
+        balance?.balanceMicros,
+      );
+      // Every removed row was archived first, the dropped months' included.
+      const archived: string[] = [];
+      for await (const record of readUsageArchive(archiveDir)) archived.push(record.id);
+      expect(archived.sort()).toEqual([...removable].sort());
+
+      const again = await services.retention.run(NOW);
+      expect(again).toMatchObject({ usageRowsRemoved: 0, partitionsDropped: [] });
+    });
+
+    it("a drop that cannot have its lock in time leaves the month to batched deletes", async () => {
+      const db = services.database;
+      await ensureUsagePartitions(db, ["2026-06"]);
+      const june: string[] = [];
+      for (const date of ["03", "14", "29"]) {
+        june.push(await usage(db, customer.accountId, `2026-06-${date}T08:00:00.000Z`, 0));
+      }
+      // Another session reads usage_records in a long transaction: a drop would wait for it.
+      const reader = new pg.Client({ connectionString: database.url });
+      await reader.connect();
+      try {
+        await reader.query("begin");
+        await reader.query("lock table usage_records in access share mode");
+        const started = Date.now();
+        const report = await services.retention.run(NOW);
+        expect(report.partitionsDropped).toEqual([]);
+        expect(report.usageRowsRemoved).toBe(june.length);
+        // 20 tries of at most 200 ms each, then batched deletes (which the reader does not block).
+        expect(Date.now() - started).toBeLessThan(10_000);
+        await reader.query("rollback");
+      } finally {
+        await reader.end();
+      }
+      expect(await tableExists(db, "usage_records_2026_06")).toBe(true);
+      expect((await services.retention.run(NOW)).partitionsDropped).toEqual([
+        "usage_records_2026_06",
+      ]);
+    });
+
+    it("makes the partitions ahead once; a month whose rows went to the default partition is left there", async () => {
+      const db = services.database;
+      await usage(db, customer.accountId, "2027-03-15T00:00:00.000Z", 0);
+      const existing = new Set((await usagePartitions(db)).map((partition) => partition.name));
+      expect(
+        await services.retention.ensurePartitions(new Date("2027-02-03T00:00:00.000Z")),
+      ).toEqual(
+        ["usage_records_2027_02", "usage_records_2027_04"].filter((name) => !existing.has(name)),
+      );
+      expect(
+        await services.retention.ensurePartitions(new Date("2027-02-03T00:00:00.000Z")),
+      ).toEqual([]);
+      const row = await sql<{ partition: string }>`select tableoid::regclass::text as partition
+        from usage_records where created_at = '2027-03-15T00:00:00.000Z'`.execute(db);
+      expect(row.rows[0]?.partition).toBe(USAGE_DEFAULT_PARTITION);
+      // A new row of a month with a partition goes there.
+      const id = await usage(db, customer.accountId, "2027-04-02T00:00:00.000Z", 0);
+      const placed = await sql<{ partition: string }>`select tableoid::regclass::text as partition
+        from usage_records where id = ${id}`.execute(db);
+      expect(placed.rows[0]?.partition).toBe("usage_records_2027_04");
+    });
+  },
+);
