@@ -6,6 +6,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -151,3 +152,62 @@ export const generateBody = (personaId) =>
     personaId,
     messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
   });
+
+/**
+ * Sends `target`'s request at a fixed `rate` per second for `seconds`, open
+ * loop (each request leaves at its time whether or not earlier ones were
+ * answered, on keep-alive sockets, as many as needed — a slow answer never
+ * holds back the next request), and times each from its send to the end of
+ * its response, with a finer resolution than autocannon's whole
+ * milliseconds.
+ *
+ * @returns latency percentiles in ms (p50, p90, p99, max) and the count
+ */
+export async function pacedLoad(target, seconds, rate) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const total = Math.round(seconds * rate);
+  const interval = 1000 / rate;
+  const latencies = [];
+  let failed = 0;
+  const start = performance.now();
+  const pending = [];
+  const send = (sentAt) =>
+    new Promise((resolve) => {
+      const url = new URL(target.urls[latencies.length % target.urls.length]);
+      const request = http.request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: { "content-type": "application/json", ...target.headers },
+        },
+        (response) => {
+          response.on("data", () => undefined);
+          response.on("end", () => {
+            if (response.statusCode !== 200) failed += 1;
+            latencies.push(performance.now() - sentAt);
+            resolve();
+          });
+        },
+      );
+      request.on("error", () => {
+        failed += 1;
+        resolve();
+      });
+      request.end(target.body);
+    });
+  for (let index = 0; index < total; index += 1) {
+    const wait = start + index * interval - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(send(performance.now()));
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
+  latencies.sort((a, b) => a - b);
+  const at = (share) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];
+  return { count: latencies.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
+}

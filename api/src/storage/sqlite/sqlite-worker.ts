@@ -20,11 +20,24 @@
  * commits of other processes (`PRAGMA data_version`) for cache
  * invalidation; every fourth round it compares the open file with the file
  * at the path (a deleted or replaced file fences all writes) and reports
- * the write-ahead log's size; every 200th (10 s) it runs a truncating
- * checkpoint so the log shrinks back after a long reader. While the disk
- * is full it tries a truncating checkpoint before every write and every
- * round, at most every 250 ms (makeRoom), so the service recovers by itself
- * within a second of space coming back.
+ * the write-ahead log's size; every 200th (10 s), when the log has grown
+ * past `walLimitBytes` (behind a long reader), it runs a truncating
+ * checkpoint so the log shrinks back. While the disk is full it tries a
+ * truncating checkpoint before every write and every round, at most every
+ * 250 ms (makeRoom), so the service recovers by itself within a second of
+ * space coming back.
+ *
+ * Checkpoints stay off the writer's commits (issue 27): a checkpoint copies
+ * the log into the database file and fsyncs it, 1–4 ms (27 ms for a large
+ * log) that SQLite's automatic checkpoint spends inside the COMMIT that
+ * crosses 1 000 pages — with ~13 pages a commit, one commit in ~75, and
+ * every request queued behind it. The reader instead runs a passive
+ * checkpoint every `checkpointIntervalMs` (250 ms) on a connection of its
+ * own, beside the writer's commits (a passive checkpoint never takes the
+ * write lock; a round repeats it, up to three times, while commits landed
+ * during it); the writer's automatic checkpoint stays only as a backstop
+ * at {@link WRITER_AUTOCHECKPOINT_PAGES}, for a log the passive ones never
+ * finish because commits keep landing during them.
  */
 import fs from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
@@ -46,6 +59,14 @@ const port = parentPort;
 if (port === null) throw new Error("sqlite-worker.ts runs only as a worker thread");
 const options = workerData as WorkerOptions;
 const isWriter = options.role === "writer";
+/**
+ * The writer's automatic checkpoint (pages of log), a backstop only: the
+ * reader's passive checkpoints keep the log under it. A log that reaches it
+ * (8 MB of 4 KiB pages; bounded, so a small disk is not filled by the log)
+ * is checkpointed by the commit that crosses it — only the pages the passive
+ * checkpoints have not copied yet — and the next write starts the log over.
+ */
+const WRITER_AUTOCHECKPOINT_PAGES = 2_000;
 
 const connection = new SqliteDatabase(options.file, {
   readonly: !isWriter,
@@ -62,6 +83,7 @@ if (isWriter) {
   connection.pragma("journal_mode = WAL");
   connection.pragma("foreign_keys = ON");
   connection.pragma(`journal_size_limit = ${options.walLimitBytes}`);
+  connection.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
 }
 const openedFile = fs.statSync(options.file);
 
@@ -424,8 +446,9 @@ function runBatch(batch: WorkerRequest[]): boolean {
   reportSuccess();
   // The change notice goes first, so caches are emptied before any caller reads again.
   noticeChanges();
-  if (batch.some(isDurable)) syncThenPost(results);
-  else for (const result of results) post(result);
+  if (!batch.some(isDurable)) for (const result of results) post(result);
+  else if (!syncing && awaitingSync.length === 0 && queue.length === 0) syncHere(results);
+  else syncThenPost(results);
   return true;
 }
 
@@ -454,6 +477,44 @@ function syncThenPost(results: WorkerResponse[]): void {
   if (!syncing) startSync();
 }
 
+/**
+ * Answers `covered` after the sync that covers them: with their values when
+ * it succeeded, with an `io` failure when it did not (the commit may be lost
+ * in a power failure: its request gets a 503, never a 200).
+ */
+function answerSynced(covered: WorkerResponse[], error: NodeJS.ErrnoException | null): void {
+  if (error === null) {
+    for (const result of covered) post(result);
+    return;
+  }
+  const failure: StorageFailureData = {
+    kind: "io",
+    detail: `fsync of the write-ahead log failed: ${error.message} (${options.file})`,
+    ...(error.code === undefined ? {} : { code: error.code }),
+  };
+  failing = true;
+  post({ event: "failure", failure });
+  for (const result of covered) post({ id: result.id, ok: false, failure });
+}
+
+/**
+ * The same sync on this thread, when nothing else waits for the writer and
+ * no sync is under way (at a moderate rate, most batches): it saves the
+ * hand-off to libuv's pool and back — two thread wake-ups, each a chance to
+ * wait for a core on a busy machine — at the cost of holding this thread
+ * for the sync; whatever arrives meanwhile is the next batch.
+ */
+function syncHere(results: WorkerResponse[]): void {
+  let failure: NodeJS.ErrnoException | null = null;
+  try {
+    walDescriptor ??= fs.openSync(`${options.file}-wal`, "r");
+    fs.fdatasyncSync(walDescriptor);
+  } catch (error) {
+    failure = error as NodeJS.ErrnoException;
+  }
+  answerSynced(results, failure);
+}
+
 function startSync(): void {
   const covered = awaitingSync;
   awaitingSync = [];
@@ -464,18 +525,7 @@ function startSync(): void {
       if (walDescriptor !== undefined) fs.closeSync(walDescriptor);
       return;
     }
-    if (error === null) {
-      for (const result of covered) post(result);
-    } else {
-      const failure: StorageFailureData = {
-        kind: "io",
-        detail: `fsync of the write-ahead log failed: ${error.message} (${options.file})`,
-        ...(error.code === undefined ? {} : { code: error.code }),
-      };
-      failing = true;
-      post({ event: "failure", failure });
-      for (const result of covered) post({ id: result.id, ok: false, failure });
-    }
+    answerSynced(covered, error);
     if (awaitingSync.length > 0) startSync();
   };
   try {
@@ -719,7 +769,7 @@ function startBackup(id: number, destination: string): void {
 }
 
 let ticks = 0;
-/** File identity and log size are checked every 4th round; a truncating checkpoint is tried every 200th. */
+/** File identity and log size are checked every 4th round; a log over its limit is truncated every 200th. */
 const IDENTITY_EVERY_TICKS = 4;
 const CHECKPOINT_EVERY_TICKS = 200;
 if (isWriter) {
@@ -735,7 +785,13 @@ if (isWriter) {
         lastDataVersion = version;
         noticeChanges();
       }
-      if (ticks % CHECKPOINT_EVERY_TICKS === 0 && openTransaction === null && walBytes() > 0) {
+      // Only a log grown past its limit (behind a long reader): truncating a
+      // log in use costs tens of ms here and makes its next syncs grow the file.
+      if (
+        ticks % CHECKPOINT_EVERY_TICKS === 0 &&
+        openTransaction === null &&
+        walBytes() > options.walLimitBytes
+      ) {
         post({ event: "stats", walBytes: checkpoint().walBytes });
       }
     } catch {
@@ -750,6 +806,45 @@ if (isWriter) {
   noticeChanges();
 }
 
+/**
+ * The reader's passive checkpoints (see the top of this file), on a
+ * read-write connection of their own: they copy the log into the database
+ * file beside the writer's commits, without its lock. A checkpoint that
+ * fails (the disk full, another process checkpointing) is tried again at
+ * the next round; the writer's own checkpoints cover what these cannot.
+ */
+let checkpointer: SqliteDatabase.Database | undefined;
+if (!isWriter && options.checkpointIntervalMs > 0) {
+  try {
+    checkpointer = new SqliteDatabase(options.file, { fileMustExist: true });
+    checkpointer.pragma("busy_timeout = 0");
+  } catch {
+    // A file this process may not write: the writer's commits checkpoint (and fail) alone.
+    checkpointer = undefined;
+  }
+  const connectionOfCheckpoints = checkpointer;
+  if (connectionOfCheckpoints !== undefined) {
+    const timer = setInterval(() => {
+      if (closing) return;
+      try {
+        // Commits that landed during a checkpoint keep the log from starting
+        // over at the next write: the few pages they added are copied at once.
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          const [result] = connectionOfCheckpoints.pragma("wal_checkpoint(PASSIVE)") as Array<{
+            busy: number;
+            log: number;
+            checkpointed: number;
+          }>;
+          if (result === undefined || result.busy !== 0 || result.checkpointed >= result.log) break;
+        }
+      } catch {
+        // Busy or failing: the next round tries again.
+      }
+    }, options.checkpointIntervalMs);
+    timer.unref();
+  }
+}
+
 port.on("message", (message: WorkerRequest | { kind: "close" }) => {
   if (message.kind === "close") {
     closing = true;
@@ -757,6 +852,7 @@ port.on("message", (message: WorkerRequest | { kind: "close" }) => {
     // A sync under way closes the log's descriptor when it ends.
     if (walDescriptor !== undefined && !syncing) fs.closeSync(walDescriptor);
     try {
+      checkpointer?.close();
       connection.close();
     } finally {
       port.close();

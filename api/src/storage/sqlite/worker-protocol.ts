@@ -86,6 +86,12 @@ export interface WorkerOptions {
   busyTimeoutMs: number;
   /** `journal_size_limit`: bytes the write-ahead log is truncated to after a checkpoint. */
   walLimitBytes: number;
-  /** Milliseconds between truncating checkpoints and file-identity checks. */
+  /** Milliseconds between the writer's maintenance rounds (file identity, change check, log size). */
   maintenanceIntervalMs: number;
+  /**
+   * Milliseconds between the reader's passive checkpoints, which keep
+   * checkpoints off the writer's commits (0: none; the writer's automatic
+   * checkpoint does them, inside its commits). Unused by the writer.
+   */
+  checkpointIntervalMs: number;
 }
