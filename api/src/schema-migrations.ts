@@ -10,6 +10,7 @@ import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
+import { STATEMENT_TOTALS_MIGRATIONS } from "./usage/statement-totals-migration.js";
 import { USAGE_MIGRATIONS } from "./usage/usage-migration.js";
 
 /**
@@ -30,4 +31,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PERSONA_VERSIONS_MIGRATIONS,
   ...EVALUATION_MIGRATIONS,
   ...RETENTION_MIGRATIONS,
+  ...STATEMENT_TOTALS_MIGRATIONS,
 };
