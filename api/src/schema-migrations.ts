@@ -7,10 +7,10 @@ import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
 import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
+import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
-import { STATEMENT_TOTALS_MIGRATIONS } from "./usage/statement-totals-migration.js";
 import { USAGE_MIGRATIONS } from "./usage/usage-migration.js";
 
 /**
@@ -31,5 +31,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PERSONA_VERSIONS_MIGRATIONS,
   ...EVALUATION_MIGRATIONS,
   ...RETENTION_MIGRATIONS,
-  ...STATEMENT_TOTALS_MIGRATIONS,
+  ...REQUEST_PATH_MIGRATIONS,
 };

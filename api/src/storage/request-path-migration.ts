@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
-import type { SchemaMigrations } from "../storage/migrations.js";
-import { CARRIED_FORWARD_KIND, RETAINED_AWAY } from "./retention-migration.js";
+import { CARRIED_FORWARD_KIND, RETAINED_AWAY } from "../usage/retention-migration.js";
+import type { SchemaMigrations } from "./migrations.js";
 
 /** The daily-total key of a usage row, over the alias `r`, in `usage_daily_totals` key order. */
 const USAGE_KEY =
@@ -122,9 +122,16 @@ const TRANSITIONS = {
 } as const;
 
 /**
- * Migration `0014_daily_totals_per_statement` (issue 27 "Less work per
- * request"), PostgreSQL only: the daily totals of migration 0008 are kept
- * per statement instead of per row. The row-level triggers
+ * Migration `0014_postgres_request_path` (issue 27 "Less work per
+ * request"), PostgreSQL only (on SQLite nothing changes):
+ *
+ * - `balance_reservations` loses its indexes on `instance_id` and
+ *   `expires_at`: the table holds only the holds of requests in flight
+ *   (each row lives for one model call), which the sweeper reads every
+ *   few seconds by a scan as cheap as an index lookup, while each request
+ *   paid two index insertions for them.
+ * - The daily totals of migration 0008 are kept per statement instead of
+ *   per row. The row-level triggers
  * `usage_records_daily_totals` and `balance_entries_daily_totals` (0008,
  * amended by 0012) are dropped; in their place one statement-level trigger
  * per table and event (`usage_records_daily_insert`, `…_update`,
@@ -140,12 +147,14 @@ const TRANSITIONS = {
  * are kept for ever), and `carried_forward` ledger entries never count.
  * Statement-level triggers with transition tables work on a plain table and
  * on a partitioned parent (PostgreSQL 11 and later), so this holds whether
- * `usage_records` is partitioned or not. On SQLite nothing changes (its
- * per-row triggers run in the writer's transaction already).
+ * `usage_records` is partitioned or not. SQLite keeps its per-row
+ * triggers (they run in the writer's transaction already).
  */
-export const dailyTotalsPerStatementMigration: Migration = {
+export const postgresRequestPathMigration: Migration = {
   async up(database: Kysely<unknown>) {
     if (!(database.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await database.schema.dropIndex("balance_reservations_instance_id").ifExists().execute();
+    await database.schema.dropIndex("balance_reservations_expires_at").ifExists().execute();
     await sql
       .raw("drop trigger if exists usage_records_daily_totals on usage_records")
       .execute(database);
@@ -170,7 +179,7 @@ export const dailyTotalsPerStatementMigration: Migration = {
   },
 };
 
-/** The per-statement daily totals' migration, gathered in `api/src/schema-migrations.ts`. */
-export const STATEMENT_TOTALS_MIGRATIONS: SchemaMigrations = {
-  "0014_daily_totals_per_statement": dailyTotalsPerStatementMigration,
+/** The PostgreSQL request path's migration, gathered in `api/src/schema-migrations.ts`. */
+export const REQUEST_PATH_MIGRATIONS: SchemaMigrations = {
+  "0014_postgres_request_path": postgresRequestPathMigration,
 };
