@@ -311,10 +311,13 @@ export class PostgresLedger implements Ledger {
   private readonly relaxed: pg.Pool;
 
   /**
-   * @param pools - `durable` for settlements, admissions (their refusals'
-   *   usage rows) and usage rows (commits wait for the WAL flush); `relaxed`
-   *   for releases (they do not: a server crash may forget a release, never
-   *   a charge)
+   * @param pools - `durable` for settlements and usage rows (commits wait for
+   *   the WAL flush); `relaxed` for admissions and releases (they do not, so
+   *   a batch's row locks are not held through a flush: a server crash may
+   *   forget a reservation or a count, never a charge — a settlement's
+   *   durable commit flushes its admission too). A batch that wrote
+   *   refusals' usage rows waits for a durable commit after it (records are
+   *   never lost).
    */
   constructor(
     pools: { durable: pg.Pool; relaxed: pg.Pool },
@@ -366,8 +369,18 @@ export class PostgresLedger implements Ledger {
         passed: boolean;
         admitted: boolean;
         counted: CounterRow | null;
-      }>(this.pool, deadline, { name: "persona_admit_batch", text: ADMIT_BATCH_SQL, values }),
+      }>(this.relaxed, deadline, { name: "persona_admit_batch", text: ADMIT_BATCH_SQL, values }),
     );
+    if (
+      rows.some((row, index) => !row.admitted && items[index]?.input.refusalUsage !== undefined)
+    ) {
+      // Refusals' usage rows are records: flush the WAL past them before answering.
+      await queryWithin(this.pool, deadline, {
+        name: "persona_flush",
+        text: "select pg_current_xact_id()",
+        values: [],
+      });
+    }
     return items.map(({ input }, index) => {
       const row = rows[index];
       if (row === undefined || Number(row.ord) !== index + 1) {
