@@ -8,6 +8,7 @@ import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
 import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
+import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
 import { PARTITION_MIGRATIONS } from "./usage/partition-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
@@ -32,4 +33,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...EVALUATION_MIGRATIONS,
   ...RETENTION_MIGRATIONS,
   ...PARTITION_MIGRATIONS,
+  ...REQUEST_PATH_MIGRATIONS,
 };

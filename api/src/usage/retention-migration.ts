@@ -6,7 +6,8 @@ import { ADD_ENTRY, addUsage, REMOVE_ENTRY, removeUsage } from "./usage-migratio
 export const CARRIED_FORWARD_KIND = "carried_forward";
 
 /** True when a deleted row is older than the retention cutoff (retention removed it). */
-const RETAINED_AWAY = "old.created_at < (select coalesce(max(cutoff), '') from retention_cutoff)";
+export const RETAINED_AWAY =
+  "old.created_at < (select coalesce(max(cutoff), '') from retention_cutoff)";
 
 /**
  * Migration `0012_usage_retention` (issue 26 "Bounded history"):

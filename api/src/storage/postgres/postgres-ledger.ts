@@ -66,64 +66,146 @@ const usagePlaceholders = (from: number) =>
   USAGE_TYPES.map((type, index) => `$${from + index}::${type}`).join(", ");
 
 /**
- * Admission in one statement, one round trip (issue 14): count the
- * request in its bucket when every window has room (an upsert: a fresh
- * bucket starts at 1), hold the reservation when the spendable balance
- * covers it, write the refusal's usage row otherwise. `$1` bucket (null:
- * no rate limit), `$2` now, `$3`–`$5` limits, `$6`–`$12` the hold (`$7`
- * null: no hold), `$13`–`$26` the refusal's usage row (null id: none).
- * PostgreSQL re-checks the upsert's and the UPDATE's conditions on the
- * newest row version after waiting for a concurrent writer's row lock, so
- * no window and no balance is overrun across instances.
+ * The admissions of concurrent requests in one statement and one commit
+ * (issue 27, as settlements are since issue 14). Arrays, one element per
+ * request in batch order (`ord`): `$1` bucket (null: no rate limit), `$2`
+ * now, `$3`–`$5` limits, `$6`–`$12` the hold (null account: no hold),
+ * `$13`–`$26` the refusal's usage row (null id: none).
+ *
+ * - The batch's bucket and account rows are locked first, each set in key
+ *   order (`select … for update`: concurrent batches, of this instance or
+ *   another, queue behind each other instead of deadlocking), and the lock
+ *   returns each row's newest committed version, so every decision below
+ *   is made on figures no one else can change before this commit.
+ * - Rate limit, per bucket: the windows as they stand at the batch's clock
+ *   (the newest `now` of the bucket's requests; a window whose time is over
+ *   restarts at it), then requests in batch order while every window has
+ *   room: request k passes when `base + k - 1 < limit` (k its position among
+ *   the bucket's requests). A request sees the counters after itself
+ *   (`base +` the passed requests up to it); a refused one the bucket's
+ *   counters after the batch. A bucket new to the database is inserted
+ *   without `on conflict`: when another batch created it meanwhile the
+ *   statement fails (23505) and the batch is tried again, now locking it.
+ * - Balance, per account: the requests that passed, in batch order, are held
+ *   while the cumulative hold fits the spendable balance (`balance −
+ *   reserved ≥ holds before it + max(its hold, 1)`), as a prefix: once one
+ *   does not fit, the later ones of that account are refused too (a smaller
+ *   one that would still fit is refused with them; one statement decides
+ *   the whole batch, never more than the balance).
+ * - One update per bucket and per account, one insert of the reservations,
+ *   one of the refusals' usage rows (`payment_method` `none` when the rate
+ *   limit refused).
+ *
+ * Returns one row per request: `ord`, `passed`, `admitted`, and the
+ * counters it saw (null without a bucket).
  */
-const ADMIT_SQL = (() => {
-  const expired = (name: string, milliseconds: number) => `$2 >= b.${name}_start + ${milliseconds}`;
-  const sets = WINDOWS.flatMap(({ name, milliseconds }) => [
-    `${name}_start = case when ${expired(name, milliseconds)} then $2 else b.${name}_start end`,
-    `${name}_count = case when ${expired(name, milliseconds)} then 1 else b.${name}_count + 1 end`,
+const ADMIT_BATCH_SQL = (() => {
+  const windows = WINDOWS.map(({ name, milliseconds }) => ({ name, milliseconds }));
+  const base = windows.flatMap(({ name, milliseconds }) => {
+    const expired = `l.bucket is null or c.now >= l.${name}_start + ${milliseconds}`;
+    return [
+      `case when ${expired} then c.now else l.${name}_start end as ${name}_start`,
+      `case when ${expired} then 0 else l.${name}_count end as ${name}_base`,
+    ];
+  });
+  const room = windows.map(({ name }) => `r.${name}_base + r.position - 1 < r.lim_${name}`);
+  const starts = windows.map(({ name }) => `${name}_start`);
+  const seen = windows.flatMap(({ name }) => [
+    `'${name}_start', d.${name}_start`,
+    `'${name}_count', d.${name}_base + case when d.passed then d.passed_so_far else d.passed_total end`,
   ]);
-  const limits = WINDOWS.map(
-    ({ name, milliseconds }, index) =>
-      `(case when ${expired(name, milliseconds)} then 0 else b.${name}_count end) < $${3 + index}`,
-  );
-  const counters = "minute_start, minute_count, hour_start, hour_count, day_start, day_count";
-  return `with counted as (
-  insert into rate_limit_buckets as b (bucket, ${counters})
-  select $1::text, $2::bigint, 1, $2::bigint, 1, $2::bigint, 1 where $1::text is not null
-  on conflict (bucket) do update set ${sets.join(", ")}
-  where ${limits.join(" and ")}
-  returning ${counters}
-), passed as (
-  select 1 as passed where $1::text is null or exists (select 1 from counted)
+  const bucketValues = windows.flatMap(({ name }) => [`${name}_start`, `${name}_base + passed`]);
+  const bucketSets = windows.flatMap(({ name }) => [
+    `${name}_start = f.${name}_start`,
+    `${name}_count = f.${name}_base + f.passed`,
+  ]);
+  const usageColumns = USAGE_COLUMNS.split(", ");
+  return `with input as (
+  select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[],
+    $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[],
+    ${USAGE_TYPES.map((type, index) => `$${13 + index}::${type}[]`).join(", ")}) with ordinality
+  as t(bucket, now, lim_minute, lim_hour, lim_day, hold_id, account_id, amount, instance_id, request_id,
+    created_at, expires_at, ${usageColumns.map((column) => `u_${column}`).join(", ")}, ord)
+), locked_buckets as materialized (
+  select * from rate_limit_buckets where bucket in (select bucket from input) order by bucket for update
+), locked_accounts as materialized (
+  select id, balance_micros - reserved_micros as spendable from accounts
+  where id in (select account_id from input) and (select count(*) from locked_buckets) >= 0
+  order by id for update
+), clock as (
+  select bucket, max(now) as now from input where bucket is not null group by bucket
+), base as (
+  select c.bucket, l.bucket is null as fresh, ${base.join(", ")}
+  from clock c left join locked_buckets l on l.bucket = c.bucket
+), ranked as (
+  select i.*, b.fresh, ${windows.flatMap(({ name }) => [`b.${name}_start`, `b.${name}_base`]).join(", ")},
+    row_number() over (partition by i.bucket order by i.ord) as position
+  from input i left join base b on b.bucket = i.bucket
+), passing as (
+  select r.*, (r.bucket is null or (${room.join(" and ")})) as passed from ranked r
+), counted as (
+  select p.*,
+    count(*) filter (where p.passed) over (partition by p.bucket order by p.ord) as passed_so_far,
+    count(*) filter (where p.passed) over (partition by p.bucket) as passed_total,
+    case when p.passed and p.account_id is not null then p.amount else 0 end as candidate_amount,
+    sum(case when p.passed and p.account_id is not null then p.amount else 0 end)
+      over (partition by p.account_id order by p.ord) as cumulative
+  from passing p
+), fitting as (
+  select c.*, c.passed and c.account_id is not null
+    and coalesce(a.spendable - (c.cumulative - c.candidate_amount) >= greatest(c.amount, 1), false) as fits
+  from counted c left join locked_accounts a on a.id = c.account_id
+), decided as (
+  select f.*, f.fits and not bool_or(f.passed and f.account_id is not null and not f.fits)
+      over (partition by f.account_id order by f.ord) as held,
+    f.passed and (f.account_id is null or (f.fits and not bool_or(f.passed and f.account_id is not null and not f.fits)
+      over (partition by f.account_id order by f.ord))) as admitted
+  from fitting f
+), bucket_final as (
+  select distinct on (bucket) bucket, fresh, passed_total as passed,
+    ${windows.flatMap(({ name }) => [`${name}_start`, `${name}_base`]).join(", ")}
+  from decided where bucket is not null and passed_total > 0
+), fresh_buckets as (
+  insert into rate_limit_buckets (bucket, ${starts.map((start) => `${start}, ${start.replace("_start", "_count")}`).join(", ")})
+  select bucket, ${bucketValues.join(", ")} from bucket_final where fresh order by bucket
+  returning bucket
+), counted_buckets as (
+  update rate_limit_buckets b set ${bucketSets.join(", ")}
+  from bucket_final f where b.bucket = f.bucket and not f.fresh
+  returning b.bucket
+), holds as (
+  select account_id, sum(amount) as amount from decided where held and amount > 0 group by account_id
 ), held as (
-  update accounts set reserved_micros = reserved_micros + $8::bigint
-  where id = $7::text and balance_micros - reserved_micros >= greatest($8::bigint, 1)
-    and exists (select 1 from passed)
-  returning id
+  update accounts a set reserved_micros = a.reserved_micros + h.amount from holds h where a.id = h.account_id
+  returning a.id
 ), reserved as (
   insert into balance_reservations (id, account_id, amount_micros, instance_id, request_id, created_at, expires_at)
-  select $6::text, $7::text, $8::bigint, $9::text, $10::text, $11::text, $12::text from held where $8::bigint > 0
+  select hold_id, account_id, amount, instance_id, request_id, created_at, expires_at
+  from decided where held and amount > 0
   returning id
-), admitted as (
-  select exists (select 1 from passed) and ($7::text is null or exists (select 1 from held)) as admitted
 ), refused as (
   insert into usage_records (${USAGE_COLUMNS})
-  select $13::text, $14::text, $15::text, $16::text, $17::text, $18::text, $19::int, $20::int, $21::int,
-    $22::bigint, $23::text, case when exists (select 1 from passed) then $24::text else 'none' end, $25::text, $26::int
-  from admitted where $13::text is not null and not admitted
+  select ${usageColumns
+    .map((column) =>
+      column === "payment_method"
+        ? "case when passed then u_payment_method else 'none' end"
+        : `u_${column}`,
+    )
+    .join(", ")}
+  from decided where u_id is not null and not admitted
   returning id
 )
-select (select admitted from admitted) as admitted,
-  exists (select 1 from passed) as passed,
-  (select row_to_json(c) from counted c) as counted,
-  (select count(*) from reserved) + (select count(*) from refused) as written`;
+select d.ord, d.passed, d.admitted,
+  case when d.bucket is null then null else json_build_object(${seen.join(", ")}) end as counted
+from decided d order by d.ord`;
 })();
 
 /**
  * The settlements of concurrent requests in one statement (group commit,
  * issue 14): end the reservations, charge each at most what it held,
  * write the usage rows and `charge` entries, as one durable commit.
- * Arrays, one element per settlement.
+ * Arrays, one element per settlement. The accounts are locked in key
+ * order first, as admissions lock them, so the two never deadlock.
  */
 const SETTLE_BATCH_SQL = `with input as (
   select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],
@@ -141,9 +223,12 @@ const SETTLE_BATCH_SQL = `with input as (
 ), totals as (
   select account_id, sum(charge) as charge, sum(case when was_held then held else 0 end) as held
   from charged group by account_id
+), locked as materialized (
+  select id from accounts where id in (select account_id from totals where charge > 0 or held > 0)
+  order by id for update
 ), updated as (
   update accounts a set balance_micros = a.balance_micros - t.charge, reserved_micros = a.reserved_micros - t.held
-  from totals t where a.id = t.account_id and (t.charge > 0 or t.held > 0)
+  from totals t where a.id = t.account_id and (t.charge > 0 or t.held > 0) and (select count(*) from locked) >= 0
   returning a.id
 ), usage_rows as (
   insert into usage_records (${USAGE_COLUMNS}, upstream, model)
@@ -199,15 +284,24 @@ function countersOf(row: CounterRow): WindowCounters {
   };
 }
 
-/** SQLSTATEs after which a batch is simply tried again: deadlock, serialization failure. */
+/** SQLSTATEs after which a batch is simply tried again (nothing of it was written): deadlock, serialization failure. */
 const RETRYABLE = new Set(["40P01", "40001"]);
+
+/** True for an error after which a batch is tried again: {@link RETRYABLE}, or a rate-limit bucket another batch created meanwhile. */
+function retryable(error: unknown): boolean {
+  const { code, table } = error as { code?: unknown; table?: unknown };
+  if (typeof code !== "string") return false;
+  return RETRYABLE.has(code) || (code === "23505" && table === "rate_limit_buckets");
+}
 
 /**
  * The {@link Ledger} on PostgreSQL: each operation one statement and one
- * round trip; settlements group-committed (several requests' settlements
- * in one statement and one WAL flush).
+ * round trip; admissions and settlements group-committed (the admissions,
+ * or the settlements, of concurrent requests in one statement and one WAL
+ * flush, each batch waiting for its earliest deadline).
  */
 export class PostgresLedger implements Ledger {
+  private readonly admissions: GroupCommit<{ input: AdmitInput; deadline: Deadline }, AdmitOutcome>;
   private readonly settlements: GroupCommit<
     { input: SettleInput; deadline: Deadline },
     SettleOutcome
@@ -218,8 +312,12 @@ export class PostgresLedger implements Ledger {
 
   /**
    * @param pools - `durable` for settlements and usage rows (commits wait for
-   *   the WAL flush); `relaxed` for admissions and releases (they do not:
-   *   a server crash may forget a reservation or a count, never a charge)
+   *   the WAL flush); `relaxed` for admissions and releases (they do not, so
+   *   a batch's row locks are not held through a flush: a server crash may
+   *   forget a reservation or a count, never a charge — a settlement's
+   *   durable commit flushes its admission too). A batch that wrote
+   *   refusals' usage rows waits for a durable commit after it (records are
+   *   never lost).
    */
   constructor(
     pools: { durable: pg.Pool; relaxed: pg.Pool },
@@ -227,58 +325,90 @@ export class PostgresLedger implements Ledger {
   ) {
     this.pool = pools.durable;
     this.relaxed = pools.relaxed;
+    this.admissions = new GroupCommit((items) => this.admitBatch(items), {
+      maxBatch: 200,
+      maxInFlight: 2,
+    });
     this.settlements = new GroupCommit((items) => this.settleBatch(items), {
       maxBatch: 200,
       maxInFlight: 2,
     });
   }
 
-  async admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome> {
-    const { rateLimit, hold } = input;
-    const values = [
-      rateLimit?.bucket ?? null,
-      rateLimit?.now ?? Date.now(),
-      rateLimit?.limits.minute ?? 0,
-      rateLimit?.limits.hour ?? 0,
-      rateLimit?.limits.day ?? 0,
-      hold?.id ?? null,
-      hold?.accountId ?? null,
-      hold?.amountMicros ?? 0,
-      hold?.instanceId ?? null,
-      hold?.requestId ?? null,
-      hold?.createdAt ?? null,
-      hold?.expiresAt ?? null,
-      ...usageValues(input.refusalUsage),
-    ];
-    const [row] = await this.health.observe(
-      queryWithin<{
-        admitted: boolean;
-        passed: boolean;
-        counted: CounterRow | null;
-      }>(this.pool, deadline, { name: "persona_admit", text: ADMIT_SQL, values }),
+  admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome> {
+    return this.health.observe(this.admissions.submit({ input, deadline }));
+  }
+
+  /** One statement for the admissions of a batch ({@link ADMIT_BATCH_SQL}), by the earliest deadline. */
+  private async admitBatch(
+    items: Array<{ input: AdmitInput; deadline: Deadline }>,
+  ): Promise<AdmitOutcome[]> {
+    const deadline = Math.min(...items.map((item) => item.deadline));
+    const column = <T>(pick: (input: AdmitInput) => T) => items.map((item) => pick(item.input));
+    const usage = USAGE_TYPES.map((_type, index) =>
+      column((input) => usageValues(input.refusalUsage)[index]),
     );
-    if (row === undefined) throw new Error("admission returned no row");
-    const counters =
-      rateLimit === undefined || row.counted === null ? undefined : countersOf(row.counted);
-    if (!row.passed && rateLimit !== undefined) {
-      // The statement's snapshot predates the writers it waited for: read the counters as they are now.
-      const [current] = await this.health.observe(
-        queryWithin<CounterRow>(this.relaxed, deadline, {
-          name: "persona_bucket_counters",
-          text: "select minute_start, minute_count, hour_start, hour_count, day_start, day_count from rate_limit_buckets where bucket = $1",
-          values: [rateLimit.bucket],
-        }),
-      );
-      const latest = current === undefined ? counters : countersOf(current);
-      if (latest === undefined) throw new Error("a refused admission found no counters");
-      return { admitted: false, reason: "rate_limited", counters: latest };
+    const values = [
+      column((input) => input.rateLimit?.bucket ?? null),
+      column((input) => input.rateLimit?.now ?? Date.now()),
+      column((input) => input.rateLimit?.limits.minute ?? 0),
+      column((input) => input.rateLimit?.limits.hour ?? 0),
+      column((input) => input.rateLimit?.limits.day ?? 0),
+      column((input) => input.hold?.id ?? null),
+      column((input) => input.hold?.accountId ?? null),
+      column((input) => input.hold?.amountMicros ?? 0),
+      column((input) => input.hold?.instanceId ?? null),
+      column((input) => input.hold?.requestId ?? null),
+      column((input) => input.hold?.createdAt ?? null),
+      column((input) => input.hold?.expiresAt ?? null),
+      ...usage,
+    ];
+    const rows = await this.withRetry(() =>
+      queryWithin<{
+        ord: number | string;
+        passed: boolean;
+        admitted: boolean;
+        counted: CounterRow | null;
+      }>(this.relaxed, deadline, { name: "persona_admit_batch", text: ADMIT_BATCH_SQL, values }),
+    );
+    if (
+      rows.some((row, index) => !row.admitted && items[index]?.input.refusalUsage !== undefined)
+    ) {
+      // Refusals' usage rows are records: flush the WAL past them before answering.
+      await queryWithin(this.pool, deadline, {
+        name: "persona_flush",
+        text: "select pg_current_xact_id()",
+        values: [],
+      });
     }
-    if (!row.admitted) {
-      return counters === undefined
-        ? { admitted: false, reason: "insufficient_balance" }
-        : { admitted: false, reason: "insufficient_balance", counters };
+    return items.map(({ input }, index) => {
+      const row = rows[index];
+      if (row === undefined || Number(row.ord) !== index + 1) {
+        throw new Error("admission returned no row for a request");
+      }
+      const counters =
+        input.rateLimit === undefined || row.counted === null ? undefined : countersOf(row.counted);
+      if (!row.passed && counters !== undefined) {
+        return { admitted: false, reason: "rate_limited", counters };
+      }
+      if (!row.admitted) {
+        return counters === undefined
+          ? { admitted: false, reason: "insufficient_balance" }
+          : { admitted: false, reason: "insufficient_balance", counters };
+      }
+      return counters === undefined ? { admitted: true } : { admitted: true, counters };
+    });
+  }
+
+  /** Runs a batch statement, again (up to 3 times) after an error that is {@link retryable}. */
+  private async withRetry<Row>(run: () => Promise<Row[]>): Promise<Row[]> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await run();
+      } catch (error) {
+        if (attempt >= 3 || !retryable(error)) throw error;
+      }
     }
-    return counters === undefined ? { admitted: true } : { admitted: true, counters };
   }
 
   settle(input: SettleInput, deadline: Deadline): Promise<SettleOutcome> {
@@ -311,20 +441,13 @@ export class PostgresLedger implements Ledger {
       column((input) => input.usage.model),
       column((input) => input.usage.persona_version),
     ];
-    let rows: Array<{ usage_id: string; was_held: boolean; charge: number | string }> = [];
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        rows = await queryWithin(this.pool, deadline, {
-          name: "persona_settle_batch",
-          text: SETTLE_BATCH_SQL,
-          values,
-        });
-        break;
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (attempt >= 3 || typeof code !== "string" || !RETRYABLE.has(code)) throw error;
-      }
-    }
+    const rows = await this.withRetry(() =>
+      queryWithin<{ usage_id: string; was_held: boolean; charge: number | string }>(
+        this.pool,
+        deadline,
+        { name: "persona_settle_batch", text: SETTLE_BATCH_SQL, values },
+      ),
+    );
     const byUsage = new Map(rows.map((row) => [row.usage_id, row]));
     const outcomes: SettleOutcome[] = [];
     for (const { input } of items) {

@@ -1,0 +1,185 @@
+import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
+import { CARRIED_FORWARD_KIND, RETAINED_AWAY } from "../usage/retention-migration.js";
+import type { SchemaMigrations } from "./migrations.js";
+
+/** The daily-total key of a usage row, over the alias `r`, in `usage_daily_totals` key order. */
+const USAGE_KEY =
+  "r.account_id, substr(r.created_at, 1, 10), coalesce(r.persona_id, ''), r.endpoint";
+
+/** A usage row's contributions (`sign` 1 adds, -1 takes out), over the alias `r`. */
+function usageContributions(sign: 1 | -1): string {
+  return [
+    `${sign} as requests`,
+    `${sign} * (case when r.status = 200 then 1 else 0 end) as served`,
+    `${sign} * r.input_tokens::bigint as input_tokens`,
+    `${sign} * r.output_tokens::bigint as output_tokens`,
+    `${sign} * r.cost_micros::bigint as cost_micros`,
+  ].join(", ");
+}
+
+const USAGE_SUMS = ["requests", "served", "input_tokens", "output_tokens", "cost_micros"];
+
+/**
+ * Adds the signed contributions of `rows` (a select of key columns
+ * `account_id, day, persona_id, endpoint` and {@link USAGE_SUMS}) to the
+ * daily totals: one upsert, rows taken in key order so concurrent
+ * statements lock the totals rows in the same order.
+ */
+function upsertUsage(rows: string): string {
+  const sums = USAGE_SUMS.map((column) => `sum(${column})`).join(", ");
+  const updates = USAGE_SUMS.map(
+    (column) => `${column} = usage_daily_totals.${column} + excluded.${column}`,
+  ).join(", ");
+  return `insert into usage_daily_totals (account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
+    select account_id, day, persona_id, endpoint, ${sums}
+    from (${rows}) d(account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
+    group by account_id, day, persona_id, endpoint
+    order by account_id, day, persona_id, endpoint
+    on conflict (account_id, day, persona_id, endpoint) do update set ${updates}`;
+}
+
+/** A deleted row (alias `r`) counts unless retention removed it (0012: totals are kept for ever). */
+const NOT_RETAINED_AWAY = `not (${RETAINED_AWAY.replaceAll("old.", "r.")})`;
+
+/** Takes the deleted usage rows (`old_rows`) retention did not remove out of their days' totals. */
+const REMOVE_DELETED_USAGE = `update usage_daily_totals t set
+    requests = t.requests - d.requests, served = t.served - d.served,
+    input_tokens = t.input_tokens - d.input_tokens, output_tokens = t.output_tokens - d.output_tokens,
+    cost_micros = t.cost_micros - d.cost_micros
+  from (
+    select ${USAGE_KEY}, count(*), sum(case when r.status = 200 then 1 else 0 end),
+      sum(r.input_tokens), sum(r.output_tokens), sum(r.cost_micros)
+    from old_rows r where ${NOT_RETAINED_AWAY}
+    group by 1, 2, 3, 4
+  ) d(account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
+  where t.account_id = d.account_id and t.day = d.day and t.persona_id = d.persona_id and t.endpoint = d.endpoint`;
+
+/** The day's ledger sum of each entry of `rows` (alias `r`) that is not carried forward, signed. */
+function entryContributions(rows: string, sign: 1 | -1): string {
+  return `select r.account_id, substr(r.created_at, 1, 10), ${sign} * r.amount_micros::bigint
+    from ${rows} r where r.kind <> '${CARRIED_FORWARD_KIND}'`;
+}
+
+/** Adds signed ledger contributions (`account_id, day, amount`) to the daily sums: one upsert in key order. */
+function upsertEntries(rows: string): string {
+  return `insert into balance_daily_totals (account_id, day, amount_micros)
+    select account_id, day, sum(amount) from (${rows}) d(account_id, day, amount)
+    group by account_id, day
+    order by account_id, day
+    on conflict (account_id, day) do update set
+      amount_micros = balance_daily_totals.amount_micros + excluded.amount_micros`;
+}
+
+const REMOVE_DELETED_ENTRIES = `update balance_daily_totals t set amount_micros = t.amount_micros - d.amount
+  from (
+    select r.account_id, substr(r.created_at, 1, 10), sum(r.amount_micros)
+    from old_rows r
+    where r.kind <> '${CARRIED_FORWARD_KIND}' and ${NOT_RETAINED_AWAY}
+    group by 1, 2
+  ) d(account_id, day, amount)
+  where t.account_id = d.account_id and t.day = d.day`;
+
+/** PostgreSQL: one function and one statement-level trigger per table and event. */
+const STATEMENT_TRIGGERS: Array<{
+  table: "usage_records" | "balance_entries";
+  event: "insert" | "update" | "delete";
+  body: string;
+}> = [
+  {
+    table: "usage_records",
+    event: "insert",
+    body: upsertUsage(`select ${USAGE_KEY}, ${usageContributions(1)} from new_rows r`),
+  },
+  {
+    table: "usage_records",
+    event: "update",
+    body: upsertUsage(
+      `select ${USAGE_KEY}, ${usageContributions(1)} from new_rows r
+       union all select ${USAGE_KEY}, ${usageContributions(-1)} from old_rows r`,
+    ),
+  },
+  { table: "usage_records", event: "delete", body: REMOVE_DELETED_USAGE },
+  {
+    table: "balance_entries",
+    event: "insert",
+    body: upsertEntries(entryContributions("new_rows", 1)),
+  },
+  {
+    table: "balance_entries",
+    event: "update",
+    body: upsertEntries(
+      `${entryContributions("new_rows", 1)} union all ${entryContributions("old_rows", -1)}`,
+    ),
+  },
+  { table: "balance_entries", event: "delete", body: REMOVE_DELETED_ENTRIES },
+];
+
+/** The transition tables an event's trigger reads. */
+const TRANSITIONS = {
+  insert: "new table as new_rows",
+  update: "old table as old_rows new table as new_rows",
+  delete: "old table as old_rows",
+} as const;
+
+/**
+ * Migration `0014_postgres_request_path` (issue 27 "Less work per
+ * request"), PostgreSQL only (on SQLite nothing changes):
+ *
+ * - `balance_reservations` loses its indexes on `instance_id` and
+ *   `expires_at`: the table holds only the holds of requests in flight
+ *   (each row lives for one model call), which the sweeper reads every
+ *   few seconds by a scan as cheap as an index lookup, while each request
+ *   paid two index insertions for them.
+ * - The daily totals of migration 0008 are kept per statement instead of
+ *   per row. The row-level triggers
+ * `usage_records_daily_totals` and `balance_entries_daily_totals` (0008,
+ * amended by 0012) are dropped; in their place one statement-level trigger
+ * per table and event (`usage_records_daily_insert`, `…_update`,
+ * `…_delete`, the same for `balance_entries`) reads the statement's
+ * transition tables and writes each affected totals row once, in one
+ * aggregated statement — a batch of 50 settlements of one account updates
+ * that account's daily-total row once instead of 50 times (one hot row
+ * lock, one tuple version, one WAL record).
+ *
+ * The sums are the same as before, row for row: an insert adds, an update
+ * takes the old row out and adds the new one, a delete takes the row out
+ * unless retention removed it (older than `retention_cutoff`, 0012: totals
+ * are kept for ever), and `carried_forward` ledger entries never count.
+ * Statement-level triggers with transition tables work on a plain table and
+ * on a partitioned parent (PostgreSQL 11 and later), so this holds whether
+ * `usage_records` is partitioned or not. SQLite keeps its per-row
+ * triggers (they run in the writer's transaction already).
+ */
+export const postgresRequestPathMigration: Migration = {
+  async up(database: Kysely<unknown>) {
+    if (!(database.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await database.schema.dropIndex("balance_reservations_instance_id").ifExists().execute();
+    await database.schema.dropIndex("balance_reservations_expires_at").ifExists().execute();
+    await sql
+      .raw("drop trigger if exists usage_records_daily_totals on usage_records")
+      .execute(database);
+    await sql
+      .raw("drop trigger if exists balance_entries_daily_totals on balance_entries")
+      .execute(database);
+    for (const { table, event, body } of STATEMENT_TRIGGERS) {
+      const name = `${table}_daily_${event}`;
+      await sql
+        .raw(`create or replace function persona_${name}() returns trigger language plpgsql as $$
+        begin
+          ${body};
+          return null;
+        end $$`)
+        .execute(database);
+      await sql
+        .raw(
+          `create trigger ${name} after ${event} on ${table} referencing ${TRANSITIONS[event]} for each statement execute function persona_${name}()`,
+        )
+        .execute(database);
+    }
+  },
+};
+
+/** The PostgreSQL request path's migration, gathered in `api/src/schema-migrations.ts`. */
+export const REQUEST_PATH_MIGRATIONS: SchemaMigrations = {
+  "0014_postgres_request_path": postgresRequestPathMigration,
+};

@@ -1,0 +1,167 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { usageRow } from "../src/billing/usage-store.js";
+import type { Services } from "../src/services.js";
+import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
+import { describeEachDialect } from "./support/test-databases.js";
+import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+
+// The daily totals stay exactly the sums of the rows when one statement
+// writes many rows (issue 27: on PostgreSQL the totals are kept per
+// statement, migration 0014): multi-row inserts, updates that move rows
+// between days and personas, deletes; retention's deletes leave them.
+
+const numbers = (rows: unknown) =>
+  JSON.parse(
+    JSON.stringify(rows, (_key, value) =>
+      typeof value === "string" && /^-?\d+$/u.test(value) ? Number(value) : value,
+    ),
+  );
+
+async function totals(services: Services) {
+  const usage = await services.database
+    .selectFrom("usage_daily_totals")
+    .selectAll()
+    .where("requests", "<>", 0)
+    .orderBy("account_id")
+    .orderBy("day")
+    .orderBy("persona_id")
+    .orderBy("endpoint")
+    .execute();
+  const ledger = await services.database
+    .selectFrom("balance_daily_totals")
+    .selectAll()
+    .where("amount_micros", "<>", 0)
+    .orderBy("account_id")
+    .orderBy("day")
+    .execute();
+  return numbers({ usage, ledger });
+}
+
+/** The same figures summed from the rows themselves. */
+async function sums(services: Services) {
+  const usage = await sql<
+    Record<string, unknown>
+  >`select account_id, substr(created_at, 1, 10) as day,
+      coalesce(persona_id, '') as persona_id, endpoint, count(*) as requests,
+      sum(case when status = 200 then 1 else 0 end) as served, sum(input_tokens) as input_tokens,
+      sum(output_tokens) as output_tokens, sum(cost_micros) as cost_micros
+    from usage_records group by 1, 2, 3, 4 order by 1, 2, 3, 4`.execute(services.database);
+  const ledger = await sql<
+    Record<string, unknown>
+  >`select account_id, substr(created_at, 1, 10) as day,
+      sum(amount_micros) as amount_micros
+    from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
+    group by 1, 2 having sum(amount_micros) <> 0 order by 1, 2`.execute(services.database);
+  return numbers({ usage: usage.rows, ledger: ledger.rows });
+}
+
+await describeEachDialect("daily totals of multi-row statements", (database) => {
+  let services: Services;
+  let customers: StoreCustomer[];
+
+  beforeAll(async () => {
+    services = await openStore(database.url, { PERSONA_INSTANCE_ID: "totals-suite" });
+    customers = [
+      await createCustomer(services, { balanceMicros: 0 }),
+      await createCustomer(services, { balanceMicros: 0 }),
+    ];
+  });
+  afterAll(() => closeStore(services));
+
+  it("keeps the totals equal to the sums through inserts, updates and deletes of many rows at once", async () => {
+    const rows = Array.from({ length: 60 }, (_unused, index) => {
+      const customer = customers[index % 2] as StoreCustomer;
+      return usageRow(
+        randomUUID(),
+        `2026-11-${String(10 + (index % 3)).padStart(2, "0")}T0${index % 10}:00:00.000Z`,
+        {
+          accountId: customer.accountId,
+          apiKeyId: customer.keyId,
+          personaId: index % 5 === 0 ? null : customer.persona.id,
+          endpoint: index % 4 === 0 ? "personify" : "generate",
+          status: index % 7 === 0 ? 429 : 200,
+          inputTokens: index,
+          outputTokens: 2 * index,
+          costMicros: index % 7 === 0 ? 0 : 1_000 + index,
+          requestId: null,
+          paymentMethod: "balance",
+          paymentReference: null,
+        },
+      );
+    });
+    await services.database.insertInto("usage_records").values(rows).execute();
+    await services.database
+      .insertInto("balance_entries")
+      .values(
+        rows.map((row, index) => ({
+          id: randomUUID(),
+          account_id: row.account_id,
+          kind: index % 11 === 0 ? CARRIED_FORWARD_KIND : "charge",
+          amount_micros: -row.cost_micros - 1,
+          usage_id: row.id,
+          note: null,
+          created_at: row.created_at,
+        })),
+      )
+      .execute();
+    expect(await totals(services)).toEqual(await sums(services));
+
+    // Many rows change at once: cost, status, day and persona.
+    await services.database
+      .updateTable("usage_records")
+      .set((eb) => ({
+        cost_micros: eb("cost_micros", "*", 2),
+        status: 200,
+        created_at: sql<string>`replace(created_at, '2026-11-1', '2026-11-2')`,
+      }))
+      .where("input_tokens", "<", 30)
+      .execute();
+    await services.database
+      .updateTable("usage_records")
+      .set({ persona_id: null })
+      .where("input_tokens", ">", 50)
+      .execute();
+    await services.database
+      .updateTable("balance_entries")
+      .set((eb) => ({
+        amount_micros: eb("amount_micros", "-", 5),
+        created_at: sql<string>`replace(created_at, '2026-11-1', '2026-11-0')`,
+      }))
+      .where("amount_micros", "<", -1_030)
+      .execute();
+    expect(await totals(services)).toEqual(await sums(services));
+
+    // Deletes that are not retention's take the rows out.
+    await services.database
+      .deleteFrom("balance_entries")
+      .where("amount_micros", "<", -1_050)
+      .execute();
+    await services.database
+      .deleteFrom("usage_records")
+      .where("input_tokens", ">", 45)
+      .where(
+        "id",
+        "not in",
+        services.database
+          .selectFrom("balance_entries")
+          .select("usage_id")
+          .where("usage_id", "is not", null)
+          .$castTo<string>(),
+      )
+      .execute();
+    expect(await totals(services)).toEqual(await sums(services));
+  });
+
+  it("leaves the totals as they were when retention deletes rows older than its cutoff", async () => {
+    const before = await totals(services);
+    await services.database
+      .insertInto("retention_cutoff")
+      .values({ id: 1, cutoff: "2026-11-30T00:00:00.000Z" })
+      .execute();
+    await services.database.deleteFrom("balance_entries").execute();
+    await services.database.deleteFrom("usage_records").execute();
+    expect(await totals(services)).toEqual(before);
+  });
+});
