@@ -227,10 +227,20 @@ describe.skipIf(skipReason !== undefined)(
       expect(foreignKeys.rows).toEqual([]);
       expect(await tableExists(db, "usage_records_unpartitioned")).toBe(false);
 
-      // The daily-totals trigger works on the partitioned table (same name), as do lookups by id.
+      // The daily totals are kept on the partitioned table by the statement-level triggers of
+      // migration 0014 (0013's row trigger, cloned onto every partition, is gone with it: no
+      // partition counts a row twice), and lookups by id work.
       const trigger = await sql<{ name: string }>`select tgname as name from pg_trigger
-        where tgrelid = 'usage_records'::regclass and not tgisinternal`.execute(db);
-      expect(trigger.rows.map((row) => row.name)).toEqual(["usage_records_daily_totals"]);
+        where tgrelid = 'usage_records'::regclass and not tgisinternal order by tgname`.execute(db);
+      expect(trigger.rows.map((row) => row.name)).toEqual([
+        "usage_records_daily_delete",
+        "usage_records_daily_insert",
+        "usage_records_daily_update",
+      ]);
+      const partitionTriggers = await sql<{ name: string }>`select t.tgname as name from pg_trigger t
+        join pg_inherits i on i.inhrelid = t.tgrelid
+        where i.inhparent = 'usage_records'::regclass and not t.tgisinternal`.execute(db);
+      expect(partitionTriggers.rows).toEqual([]);
       const recent = ids[3] ?? "";
       const refunded = await services.billing.balances.reverseSettlement(recent, 503);
       expect(refunded).toBe(3_000);
