@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { deadlineIn } from "../storage/deadline.js";
 import type { ReservationHold } from "../storage/ledger.js";
 import type { Store } from "../storage/store.js";
+import { timeOrderedId } from "../storage/time-ordered-id.js";
 import type { BalanceEntryKind } from "./billing-tables.js";
-import { ledgerEntryId } from "./ledger-entry-id.js";
 import { MAX_MICROS } from "./money.js";
 import { type UsageInput, usageRow } from "./usage-store.js";
 
@@ -77,7 +76,7 @@ export class BalanceStore {
     now = new Date(),
   ): ReservationHold {
     return {
-      id: randomUUID(),
+      id: timeOrderedId(),
       accountId,
       amountMicros,
       requestId,
@@ -122,7 +121,7 @@ export class BalanceStore {
       await transaction
         .insertInto("balance_entries")
         .values({
-          id: ledgerEntryId(),
+          id: timeOrderedId(),
           account_id: accountId,
           kind: amountMicros > 0 ? "topup" : "adjustment",
           amount_micros: amountMicros,
@@ -172,7 +171,7 @@ export class BalanceStore {
       await transaction
         .insertInto("balance_entries")
         .values({
-          id: ledgerEntryId(),
+          id: timeOrderedId(),
           account_id: row.account_id,
           kind: "adjustment",
           amount_micros: cost,
@@ -221,7 +220,7 @@ export class BalanceStore {
     costMicros: number,
     usage: UsageInput,
   ): Promise<Settlement> {
-    const usageId = randomUUID();
+    const usageId = timeOrderedId();
     const { chargedMicros } = await this.store.ledger.settle(
       {
         reservationId: reservation.id,
@@ -229,7 +228,7 @@ export class BalanceStore {
         heldMicros: reservation.amountMicros,
         costMicros,
         usage: usageRow(usageId, new Date().toISOString(), usage),
-        entryId: ledgerEntryId(),
+        entryId: timeOrderedId(),
       },
       deadlineIn(this.store.timeoutMs),
     );
@@ -246,7 +245,7 @@ export class BalanceStore {
     if (reservation.id === null) {
       if (failure !== undefined) {
         await this.store.ledger.record(
-          usageRow(randomUUID(), new Date().toISOString(), failure),
+          usageRow(timeOrderedId(), new Date().toISOString(), failure),
           deadlineIn(this.store.timeoutMs),
         );
       }
@@ -259,7 +258,7 @@ export class BalanceStore {
         amountMicros: reservation.amountMicros,
         ...(failure === undefined
           ? {}
-          : { usage: usageRow(randomUUID(), new Date().toISOString(), failure) }),
+          : { usage: usageRow(timeOrderedId(), new Date().toISOString(), failure) }),
       },
       deadlineIn(this.store.timeoutMs),
     );

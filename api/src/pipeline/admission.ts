@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { RateLimit } from "@persona-reply/shared";
 import type { Response } from "express";
 import type { UsageRecordsTable } from "../billing/billing-tables.js";
@@ -16,6 +15,7 @@ import {
 import { deadlineIn } from "../storage/deadline.js";
 import type { AdmitOutcome, RateLimitCheck } from "../storage/ledger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
+import { timeOrderedId } from "../storage/time-ordered-id.js";
 import type { Payer } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
@@ -76,7 +76,7 @@ export async function admit(
     call.candidates,
   );
   const hold = billing.balances.holdFor(payer.accountId, amount, usage.requestId, new Date(now));
-  const refusalUsage: UsageRecordsTable = usageRow(randomUUID(), new Date(now).toISOString(), {
+  const refusalUsage: UsageRecordsTable = usageRow(timeOrderedId(), new Date(now).toISOString(), {
     accountId: payer.accountId,
     apiKeyId: payer.apiKeyId,
     personaId: persona.id,

@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
 import type { Response } from "express";
-import { ledgerEntryId } from "../billing/ledger-entry-id.js";
 import { type Endpoint, type UsageInput, usageRow } from "../billing/usage-store.js";
 import type { EngineOutput } from "../engine/persona-engine.js";
 import { ServiceError } from "../http/service-error.js";
 import { X402_HEADERS } from "../payments/x402-gate.js";
 import type { Persona } from "../personas/persona.js";
 import { deadlineIn } from "../storage/deadline.js";
+import { timeOrderedId } from "../storage/time-ordered-id.js";
 import type { Admission } from "./admission.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
@@ -86,7 +85,7 @@ export async function settle(
       throw error;
     }
     await store.ledger.record(
-      usageRow(randomUUID(), new Date().toISOString(), {
+      usageRow(timeOrderedId(), new Date().toISOString(), {
         ...usageOf(admission, persona, usage, 200, output),
         costMicros: payment.priceMicros,
         paymentReference: settled.settlement.transaction,
@@ -102,7 +101,7 @@ export async function settle(
   if (reservation === undefined) throw new Error("a balance request reached settlement unreserved");
   const cost = billing.prices.costMicros(output.target, output.usage);
   const settledUsage = usageRow(
-    randomUUID(),
+    timeOrderedId(),
     new Date().toISOString(),
     usageOf(admission, persona, usage, 200, output),
   );
@@ -115,7 +114,7 @@ export async function settle(
         heldMicros: reservation.amountMicros,
         costMicros: cost,
         usage: settledUsage,
-        entryId: ledgerEntryId(),
+        entryId: timeOrderedId(),
       },
       deadline(),
     ));
@@ -147,7 +146,11 @@ async function recordFailure(
   // Bookkeeping of a failure must never hide the failure itself.
   await context.store.ledger
     .record(
-      usageRow(randomUUID(), new Date().toISOString(), usageOf(admission, persona, usage, status)),
+      usageRow(
+        timeOrderedId(),
+        new Date().toISOString(),
+        usageOf(admission, persona, usage, status),
+      ),
       deadlineIn(context.config.PERSONA_STORAGE_TIMEOUT_MS),
     )
     .catch((error: unknown) => {
@@ -189,7 +192,7 @@ export async function releaseAfterFailure(
         accountId: reservation.accountId,
         amountMicros: reservation.amountMicros,
         usage: usageRow(
-          randomUUID(),
+          timeOrderedId(),
           new Date().toISOString(),
           usageOf(admission, persona, usage, status),
         ),
