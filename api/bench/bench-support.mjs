@@ -1,6 +1,7 @@
-// Shared by the benchmarks of the service (generate-bench.mjs, tracing-bench.mjs):
-// child processes (references and the built service), onboarding through
-// persona-admin, autocannon loads and per-thread CPU time. Every process
+// Shared by the benchmarks of the service (generate-bench.mjs, tracing-bench.mjs,
+// retention-bench.mjs): child processes (references and the built service),
+// onboarding through persona-admin, autocannon loads, per-thread CPU time and
+// throwaway PostgreSQL databases. Every process
 // started here is in `children`; `cleanUp` stops them and removes the
 // temporary folder.
 import { spawn, spawnSync } from "node:child_process";
@@ -11,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import pg from "pg";
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, "../..");
@@ -25,6 +27,9 @@ const examplePersona = JSON.parse(
 );
 export const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-bench-"));
 export const children = [];
+/** The PostgreSQL server the benchmarks make their throwaway databases on (`PERSONA_BENCH_POSTGRES_URL`). */
+export const postgresAdminUrl =
+  process.env.PERSONA_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** Stops every child process and removes the temporary folder. */
 export function cleanUp() {
@@ -210,4 +215,36 @@ export async function pacedLoad(target, seconds, rate) {
   const at = (share) =>
     latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];
   return { count: latencies.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1) };
+}
+
+/**
+ * Runs `run(url)` on a new, empty PostgreSQL database made on
+ * `postgresAdminUrl`, and drops it afterwards, once every child process
+ * (which may still hold connections to it) has been stopped. When the
+ * server cannot be reached, runs `run(undefined, reason)` instead.
+ */
+export async function withPostgres(run) {
+  const name = `persona_bench_${randomBytes(6).toString("hex")}`;
+  const client = new pg.Client({
+    connectionString: postgresAdminUrl,
+    connectionTimeoutMillis: 3000,
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    return run(undefined, `PostgreSQL unreachable at ${postgresAdminUrl} (${error.message})`);
+  }
+  await client.query(`CREATE DATABASE ${name}`);
+  const url = new URL(postgresAdminUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await run(url.toString());
+  } finally {
+    if (children.length > 0) {
+      for (const child of children) child.kill("SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.end();
+  }
 }

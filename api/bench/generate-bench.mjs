@@ -22,16 +22,13 @@
 // (sub-millisecond times), and autocannon's `overallRate` for comparison with
 // earlier figures. `node api/bench/generate-bench.mjs --only overhead` runs
 // that part alone (the express route and /generate on SQLite, nothing else).
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import pg from "pg";
 import { machineLine, writeSection } from "../../bench/results-file.mjs";
 import {
   admin,
-  children,
   cleanUp,
   connections,
   directory,
@@ -48,34 +45,8 @@ import {
   startReference,
   startService,
   threadCpu,
+  withPostgres,
 } from "./bench-support.mjs";
-
-const postgresAdminUrl =
-  process.env.PERSONA_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function withPostgres(run) {
-  const name = `persona_bench_${randomBytes(6).toString("hex")}`;
-  const client = new pg.Client({
-    connectionString: postgresAdminUrl,
-    connectionTimeoutMillis: 3000,
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    return run(undefined, `PostgreSQL unreachable at ${postgresAdminUrl} (${error.message})`);
-  }
-  await client.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresAdminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await run(url.toString());
-  } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.end();
-  }
-}
 
 const onlyIndex = process.argv.indexOf("--only");
 const only = onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];

@@ -19,7 +19,6 @@
 // and pause), and 30 s after. The
 // figures go to docs/BENCHMARKS.md. Not part of `npm run bench` (it takes
 // several minutes per dialect). Run it under `flock /tmp/bench.lock`.
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -36,6 +35,7 @@ import {
   onboard,
   root,
   startService,
+  withPostgres,
 } from "./bench-support.mjs";
 
 const ROWS = Number(process.env.BENCH_RETENTION_ROWS ?? 10_000_000);
@@ -43,8 +43,6 @@ const WINDOW_SECONDS = Number(process.env.BENCH_RETENTION_WINDOW_SECONDS ?? 30);
 const DIALECTS = (process.env.BENCH_RETENTION_DIALECTS ?? "postgres,sqlite").split(",");
 const CHUNK = 1_000_000;
 const DAY = 86_400_000;
-const postgresAdminUrl =
-  process.env.PERSONA_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const dist = (file) => import(pathToFileURL(path.join(root, "api/dist", file)).href);
 const { monthOf, monthPartition, monthsBetween } = await dist("usage/usage-partitions.js");
 const { retentionCutoff } = await dist("usage/usage-retention.js");
@@ -311,24 +309,6 @@ async function measure(dialect, url) {
   return result;
 }
 
-async function withPostgres(run) {
-  const name = `persona_bench_${randomBytes(6).toString("hex")}`;
-  const client = new pg.Client({
-    connectionString: postgresAdminUrl,
-    connectionTimeoutMillis: 3000,
-  });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresAdminUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await run(url.toString());
-  } finally {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.end();
-  }
-}
-
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
 const ms = (value) => value.toFixed(1);
 
@@ -361,7 +341,13 @@ Target: p99 during the run within 10 % of without it (ratio ≤ 1.10) — ${rows
 const results = [];
 try {
   for (const dialect of DIALECTS) {
-    if (dialect === "postgres") results.push(await withPostgres((url) => measure(dialect, url)));
+    if (dialect === "postgres")
+      results.push(
+        await withPostgres((url, unreachable) => {
+          if (url === undefined) throw new Error(unreachable);
+          return measure(dialect, url);
+        }),
+      );
     else results.push(await measure(dialect, path.join(directory, "retention.sqlite")));
   }
   const markdown = section(results);

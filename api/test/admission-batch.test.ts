@@ -6,6 +6,7 @@ import { deadlineIn } from "../src/storage/deadline.js";
 import type { AdmitOutcome } from "../src/storage/ledger.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
+import { refusedUsage } from "./support/usage-ledger.js";
 
 // Concurrent admissions decided together (issue 27: on PostgreSQL one
 // statement per batch) answer each request as if it had come alone, in
@@ -36,19 +37,11 @@ await describeEachDialect("admissions of concurrent requests", (database) => {
           {
             rateLimit: { bucket, limits, now },
             hold: services.billing.balances.holdFor(account.id, 500, null, new Date(now)),
-            refusalUsage: usageRow(id, new Date(now).toISOString(), {
-              accountId: account.id,
-              apiKeyId: null,
-              personaId: null,
-              endpoint: "generate",
-              status: 429,
-              inputTokens: 0,
-              outputTokens: 0,
-              costMicros: 0,
-              requestId: null,
-              paymentMethod: "balance",
-              paymentReference: null,
-            }),
+            refusalUsage: usageRow(
+              id,
+              new Date(now).toISOString(),
+              refusedUsage({ accountId: account.id }),
+            ),
           },
           deadline,
         );

@@ -6,38 +6,15 @@ import type { Services } from "../src/services.js";
 import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+import { bigintsAsNumbers, readDailyTotals } from "./support/usage-ledger.js";
 
 // The daily totals stay exactly the sums of the rows when one statement
 // writes many rows (issue 27: on PostgreSQL the totals are kept per
 // statement, migration 0014): multi-row inserts, updates that move rows
 // between days and personas, deletes; retention's deletes leave them.
 
-const numbers = (rows: unknown) =>
-  JSON.parse(
-    JSON.stringify(rows, (_key, value) =>
-      typeof value === "string" && /^-?\d+$/u.test(value) ? Number(value) : value,
-    ),
-  );
-
-async function totals(services: Services) {
-  const usage = await services.database
-    .selectFrom("usage_daily_totals")
-    .selectAll()
-    .where("requests", "<>", 0)
-    .orderBy("account_id")
-    .orderBy("day")
-    .orderBy("persona_id")
-    .orderBy("endpoint")
-    .execute();
-  const ledger = await services.database
-    .selectFrom("balance_daily_totals")
-    .selectAll()
-    .where("amount_micros", "<>", 0)
-    .orderBy("account_id")
-    .orderBy("day")
-    .execute();
-  return numbers({ usage, ledger });
-}
+/** The daily totals kept, leaving out the rows that went back to 0 (a sum never has them). */
+const totals = (services: Services) => readDailyTotals(services.database, { nonZero: true });
 
 /** The same figures summed from the rows themselves. */
 async function sums(services: Services) {
@@ -54,7 +31,7 @@ async function sums(services: Services) {
       sum(amount_micros) as amount_micros
     from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
     group by 1, 2 having sum(amount_micros) <> 0 order by 1, 2`.execute(services.database);
-  return numbers({ usage: usage.rows, ledger: ledger.rows });
+  return bigintsAsNumbers({ usage: usage.rows, ledger: ledger.rows });
 }
 
 await describeEachDialect("daily totals of multi-row statements", (database) => {

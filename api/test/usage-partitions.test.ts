@@ -5,7 +5,6 @@ import path from "node:path";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageRow } from "../src/billing/usage-store.js";
 import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
 import { migrateToLatest } from "../src/storage/migrations.js";
@@ -26,6 +25,7 @@ import {
   type TestDatabase,
 } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+import { readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
 
 // PostgreSQL's monthly partitions of usage_records (issue 26 "Bounded
 // history", migration 0013): an older database's rows move into them, and
@@ -36,70 +36,14 @@ const skipReason = await postgresUnavailable();
 const NOW = new Date("2026-11-23T15:00:00.000Z");
 
 /** A usage row of an account (and its charge entry when `costMicros` > 0), written directly. */
-async function usage(
+function usage(
   database: Kysely<DatabaseSchema>,
   accountId: string,
   createdAt: string,
   costMicros: number,
 ): Promise<string> {
-  const id = randomUUID();
-  await database
-    .insertInto("usage_records")
-    .values(
-      usageRow(id, createdAt, {
-        accountId,
-        apiKeyId: null,
-        personaId: null,
-        endpoint: "generate",
-        status: costMicros > 0 ? 200 : 429,
-        inputTokens: 3,
-        outputTokens: 5,
-        costMicros,
-        requestId: randomUUID(),
-        paymentMethod: "balance",
-        paymentReference: null,
-      }),
-    )
-    .execute();
-  if (costMicros > 0) {
-    await database
-      .insertInto("balance_entries")
-      .values({
-        id: randomUUID(),
-        account_id: accountId,
-        kind: "charge",
-        amount_micros: -costMicros,
-        usage_id: id,
-        note: null,
-        created_at: createdAt,
-      })
-      .execute();
-    await database
-      .updateTable("accounts")
-      .set((eb) => ({ balance_micros: eb("balance_micros", "-", costMicros) }))
-      .where("id", "=", accountId)
-      .execute();
-  }
-  return id;
-}
-
-/** Both daily-totals tables, bigints as numbers. */
-async function dailyTotals(database: Kysely<DatabaseSchema>) {
-  const usageTotals = await database
-    .selectFrom("usage_daily_totals")
-    .selectAll()
-    .orderBy(["account_id", "day", "persona_id", "endpoint"])
-    .execute();
-  const ledger = await database
-    .selectFrom("balance_daily_totals")
-    .selectAll()
-    .orderBy(["account_id", "day"])
-    .execute();
-  return JSON.parse(
-    JSON.stringify({ usageTotals, ledger }, (_key, value) =>
-      typeof value === "string" && /^-?\d+$/u.test(value) ? Number(value) : value,
-    ),
-  );
+  const input = { accountId, costMicros, inputTokens: 3, outputTokens: 5, requestId: randomUUID() };
+  return writeChargedUsage(database, input, createdAt);
 }
 
 async function tableExists(database: Kysely<DatabaseSchema>, name: string): Promise<boolean> {
@@ -166,7 +110,7 @@ describe.skipIf(skipReason !== undefined)(
         ] as const) {
           ids.push(await usage(older, accountId, day, cost));
         }
-        totalsBefore = await dailyTotals(older);
+        totalsBefore = await readDailyTotals(older);
         const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
           where conrelid = 'balance_entries'::regclass and contype = 'f'
             and confrelid = 'usage_records'::regclass`.execute(older);
@@ -205,7 +149,7 @@ describe.skipIf(skipReason !== undefined)(
         "usage_records_2026_11",
         USAGE_DEFAULT_PARTITION,
       ]);
-      expect(await dailyTotals(db)).toEqual(totalsBefore);
+      expect(await readDailyTotals(db)).toEqual(totalsBefore);
 
       // Primary key (id, created_at); the indexes again, under their names; no foreign key to usage.
       const key = await sql<{ definition: string }>`select pg_get_constraintdef(oid) as definition
@@ -237,7 +181,9 @@ describe.skipIf(skipReason !== undefined)(
         "usage_records_daily_insert",
         "usage_records_daily_update",
       ]);
-      const partitionTriggers = await sql<{ name: string }>`select t.tgname as name from pg_trigger t
+      const partitionTriggers = await sql<{
+        name: string;
+      }>`select t.tgname as name from pg_trigger t
         join pg_inherits i on i.inhrelid = t.tgrelid
         where i.inhparent = 'usage_records'::regclass and not t.tgisinternal`.execute(db);
       expect(partitionTriggers.rows).toEqual([]);
@@ -360,7 +306,7 @@ describe.skipIf(skipReason !== undefined)(
 
     it("drops the months wholly before the cutoff, keeps a month a ledger entry refers to, totals and ledger unchanged", async () => {
       const db = services.database;
-      const totalsBefore = await dailyTotals(db);
+      const totalsBefore = await readDailyTotals(db);
 
       const report = await services.retention.run(NOW);
 
@@ -376,7 +322,7 @@ describe.skipIf(skipReason !== undefined)(
       const left = await db.selectFrom("usage_records").select(["id", "created_at"]).execute();
       expect(left.map((row) => row.id)).toContain(referenced);
       expect(left).toHaveLength(3);
-      expect(await dailyTotals(db)).toEqual(totalsBefore);
+      expect(await readDailyTotals(db)).toEqual(totalsBefore);
       const balance = await services.billing.balances.balanceOf(customer.accountId);
       expect(await services.billing.balances.ledgerSum(customer.accountId)).toBe(
         balance?.balanceMicros,

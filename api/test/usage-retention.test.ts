@@ -11,6 +11,7 @@ import { retentionCutoff, UsageRetention } from "../src/usage/usage-retention.js
 import { runAdmin } from "./support/admin-in-process.js";
 import { createTestDatabase, describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+import { readDailyTotals, refusedUsage, writeChargedUsage } from "./support/usage-ledger.js";
 
 // Usage retention (issue 26 "Bounded history") on both dialects: old usage
 // rows removed in batches (archived first), newer ones kept, daily totals
@@ -38,67 +39,19 @@ async function charge(
   costMicros: number,
   status = 200,
 ): Promise<void> {
-  const id = randomUUID();
-  await services.database
-    .insertInto("usage_records")
-    .values(
-      usageRow(id, createdAt, {
-        accountId: customer.accountId,
-        apiKeyId: customer.keyId,
-        personaId: customer.persona.id,
-        endpoint: "generate",
-        status,
-        inputTokens: 10,
-        outputTokens: 20,
-        costMicros,
-        requestId: randomUUID(),
-        paymentMethod: "balance",
-        paymentReference: null,
-        upstream: "offline",
-        model: "persona-engine",
-      }),
-    )
-    .execute();
-  if (costMicros === 0) return;
-  await services.database
-    .insertInto("balance_entries")
-    .values({
-      id: randomUUID(),
-      account_id: customer.accountId,
-      kind: "charge",
-      amount_micros: -costMicros,
-      usage_id: id,
-      note: null,
-      created_at: createdAt,
-    })
-    .execute();
-  await services.database
-    .updateTable("accounts")
-    .set((eb) => ({ balance_micros: eb("balance_micros", "-", costMicros) }))
-    .where("id", "=", customer.accountId)
-    .execute();
-}
-
-async function dailyTotals(services: Services) {
-  const usage = await services.database
-    .selectFrom("usage_daily_totals")
-    .selectAll()
-    .orderBy("account_id")
-    .orderBy("day")
-    .orderBy("persona_id")
-    .orderBy("endpoint")
-    .execute();
-  const ledger = await services.database
-    .selectFrom("balance_daily_totals")
-    .selectAll()
-    .orderBy("account_id")
-    .orderBy("day")
-    .execute();
-  // PostgreSQL answers bigint as text.
-  return JSON.parse(
-    JSON.stringify({ usage, ledger }, (_key, value) =>
-      typeof value === "string" && /^-?\d+$/u.test(value) ? Number(value) : value,
-    ),
+  await writeChargedUsage(
+    services.database,
+    {
+      accountId: customer.accountId,
+      apiKeyId: customer.keyId,
+      personaId: customer.persona.id,
+      status,
+      costMicros,
+      requestId: randomUUID(),
+      upstream: "offline",
+      model: "persona-engine",
+    },
+    createdAt,
   );
 }
 
@@ -180,7 +133,7 @@ await describeEachDialect("usage retention", (database) => {
   });
 
   it("removes old rows in batches, keeps newer ones, the daily totals and ledger sum = balance", async () => {
-    const totalsBefore = await dailyTotals(services);
+    const totalsBefore = await readDailyTotals(services.database);
     const reportBefore = await services.billing.usage.report({ to: daysAgo(31).slice(0, 10) });
     await ledgerMatchesBalances();
 
@@ -196,7 +149,7 @@ await describeEachDialect("usage retention", (database) => {
     const left = await services.database.selectFrom("usage_records").select("created_at").execute();
     expect(left).toHaveLength(10);
     expect(left.every((row) => row.created_at >= cutoff)).toBe(true);
-    expect(await dailyTotals(services)).toEqual(totalsBefore);
+    expect(await readDailyTotals(services.database)).toEqual(totalsBefore);
     await ledgerMatchesBalances();
 
     // One carried-forward entry per account and month.
@@ -328,19 +281,13 @@ await describeEachDialect("usage retention", (database) => {
     });
     while (!done || recorded.length < 20) {
       recorded.push(
-        await services.billing.usage.record({
-          accountId: customer.accountId,
-          apiKeyId: customer.keyId,
-          personaId: customer.persona.id,
-          endpoint: "generate",
-          status: 429,
-          inputTokens: 0,
-          outputTokens: 0,
-          costMicros: 0,
-          requestId: null,
-          paymentMethod: "balance",
-          paymentReference: null,
-        }),
+        await services.billing.usage.record(
+          refusedUsage({
+            accountId: customer.accountId,
+            apiKeyId: customer.keyId,
+            personaId: customer.persona.id,
+          }),
+        ),
       );
     }
     const report = await run;
@@ -446,19 +393,11 @@ describe("usage retention on SQLite", () => {
           .insertInto("usage_records")
           .values(
             Array.from({ length: 250 }, (_, n) => ({
-              ...usageRow(randomUUID(), daysAgo(40 + ((chunk * 250 + n) % 20)), {
-                accountId: customer.accountId,
-                apiKeyId: null,
-                personaId: null,
-                endpoint: "generate" as const,
-                status: 429,
-                inputTokens: 0,
-                outputTokens: 0,
-                costMicros: 0,
-                requestId: null,
-                paymentMethod: "balance" as const,
-                paymentReference: padding,
-              }),
+              ...usageRow(
+                randomUUID(),
+                daysAgo(40 + ((chunk * 250 + n) % 20)),
+                refusedUsage({ accountId: customer.accountId, paymentReference: padding }),
+              ),
             })),
           )
           .execute();

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageRow } from "../src/billing/usage-store.js";
 import { keyBucket } from "../src/rate-limits/rate-limiter.js";
 import type { Services } from "../src/services.js";
 import { usageCsv } from "../src/usage/usage-csv.js";
@@ -14,6 +13,7 @@ import {
   type TestDatabase,
 } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
+import { writeChargedUsage } from "./support/usage-ledger.js";
 
 // The figures of the customer's /usage page, read from real usage rows and
 // ledger entries, once per dialect: sums per day, persona and endpoint over
@@ -38,7 +38,7 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
       let customer: StoreCustomer;
       let otherPersonaId: string;
 
-      async function usage(
+      function usage(
         createdAt: string,
         personaId: string | null,
         endpoint: "generate" | "personify" | "completions",
@@ -46,44 +46,15 @@ for (const { dialect, skipReason } of await dialectsUnderTest()) {
         status = 200,
         accountId = customer.accountId,
       ) {
-        const id = randomUUID();
-        await services.database
-          .insertInto("usage_records")
-          .values(
-            usageRow(id, createdAt, {
-              accountId,
-              apiKeyId: customer.keyId,
-              personaId,
-              endpoint,
-              status,
-              inputTokens: 10,
-              outputTokens: 20,
-              costMicros,
-              requestId: null,
-              paymentMethod: "balance",
-              paymentReference: null,
-            }),
-          )
-          .execute();
-        if (costMicros > 0) {
-          await services.database
-            .insertInto("balance_entries")
-            .values({
-              id: randomUUID(),
-              account_id: accountId,
-              kind: "charge",
-              amount_micros: -costMicros,
-              usage_id: id,
-              note: null,
-              created_at: createdAt,
-            })
-            .execute();
-          await services.database
-            .updateTable("accounts")
-            .set((eb) => ({ balance_micros: eb("balance_micros", "-", costMicros) }))
-            .where("id", "=", accountId)
-            .execute();
-        }
+        const input = {
+          accountId,
+          apiKeyId: customer.keyId,
+          personaId,
+          endpoint,
+          status,
+          costMicros,
+        };
+        return writeChargedUsage(services.database, input, createdAt);
       }
 
       beforeAll(async () => {

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import { type UsageInput, usageRow } from "../../src/billing/usage-store.js";
+import type { Database } from "../../src/storage/store.js";
+
+// Usage rows and ledger entries written straight into the tables, as
+// settlement and admission write them, and the daily totals the triggers
+// keep from them (issues 26 and 27), for the suites that check retention,
+// partitions and the /usage figures against known rows.
+
+/** A usage input where only the account and the cost must be given; see {@link usageInput}. */
+export type PartialUsage = Partial<UsageInput> & Pick<UsageInput, "accountId" | "costMicros">;
+
+/**
+ * A whole usage input from the fields a test cares about. Defaults: no key
+ * and no persona, endpoint `generate`, status 200 when `costMicros` (micro-units)
+ * is above 0 and 429 otherwise, 10 input and 20 output tokens, no request id,
+ * paid from the balance with no payment reference.
+ */
+export function usageInput(usage: PartialUsage): UsageInput {
+  return {
+    apiKeyId: null,
+    personaId: null,
+    endpoint: "generate",
+    status: usage.costMicros > 0 ? 200 : 429,
+    inputTokens: 10,
+    outputTokens: 20,
+    requestId: null,
+    paymentMethod: "balance",
+    paymentReference: null,
+    ...usage,
+  };
+}
+
+/**
+ * The usage input of a refused request (status 429, no tokens, no cost), as
+ * admission records it for a request turned away; `usage` overrides any field.
+ */
+export function refusedUsage(
+  usage: Partial<UsageInput> & Pick<UsageInput, "accountId">,
+): UsageInput {
+  return usageInput({ status: 429, inputTokens: 0, outputTokens: 0, costMicros: 0, ...usage });
+}
+
+/**
+ * Writes one usage row at `createdAt` (ISO 8601 UTC) directly into
+ * `usage_records` and, when `costMicros` (micro-units) is above 0, its
+ * `charge` entry of `-costMicros` in `balance_entries` and the same amount
+ * taken off the account's `balance_micros`, so "ledger sum = balance"
+ * still holds. Fields not given take {@link usageInput}'s defaults.
+ *
+ * @returns The usage row's id.
+ */
+export async function writeChargedUsage(
+  database: Database,
+  usage: PartialUsage,
+  createdAt: string,
+): Promise<string> {
+  const id = randomUUID();
+  const input = usageInput(usage);
+  await database
+    .insertInto("usage_records")
+    .values(usageRow(id, createdAt, input))
+    .execute();
+  if (input.costMicros <= 0) return id;
+  await database
+    .insertInto("balance_entries")
+    .values({
+      id: randomUUID(),
+      account_id: input.accountId,
+      kind: "charge",
+      amount_micros: -input.costMicros,
+      usage_id: id,
+      note: null,
+      created_at: createdAt,
+    })
+    .execute();
+  await database
+    .updateTable("accounts")
+    .set((eb) => ({ balance_micros: eb("balance_micros", "-", input.costMicros) }))
+    .where("id", "=", input.accountId)
+    .execute();
+  return id;
+}
+
+/**
+ * A value with every string of digits (PostgreSQL's answer for a bigint)
+ * turned into a number, so both dialects' rows compare equal.
+ */
+export function bigintsAsNumbers<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (_key, field) =>
+      typeof field === "string" && /^-?\d+$/u.test(field) ? Number(field) : field,
+    ),
+  );
+}
+
+/** The rows of both daily-totals tables, as {@link readDailyTotals} returns them. */
+export interface DailyTotals {
+  /** `usage_daily_totals` by account, day, persona and endpoint. */
+  usage: Record<string, unknown>[];
+  /** `balance_daily_totals` by account and day; amounts in micro-units. */
+  ledger: Record<string, unknown>[];
+}
+
+/**
+ * Reads `usage_daily_totals` and `balance_daily_totals` whole, in key
+ * order, bigints as numbers. With `nonZero`, leaves out the rows whose
+ * counts have gone back to 0 (no requests; a net ledger amount of 0), which
+ * a sum over the rows themselves would not produce.
+ */
+export async function readDailyTotals(
+  database: Database,
+  options: { nonZero?: boolean } = {},
+): Promise<DailyTotals> {
+  let usage = database.selectFrom("usage_daily_totals").selectAll();
+  let ledger = database.selectFrom("balance_daily_totals").selectAll();
+  if (options.nonZero === true) {
+    usage = usage.where("requests", "<>", 0);
+    ledger = ledger.where("amount_micros", "<>", 0);
+  }
+  return bigintsAsNumbers({
+    usage: await usage
+      .orderBy("account_id")
+      .orderBy("day")
+      .orderBy("persona_id")
+      .orderBy("endpoint")
+      .execute(),
+    ledger: await ledger.orderBy("account_id").orderBy("day").execute(),
+  });
+}
