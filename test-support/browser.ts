@@ -79,12 +79,30 @@ export async function saveScreenshot(
 }
 
 /**
+ * Waits until every finite CSS animation and transition of the page has
+ * finished (a chat bubble's 180 ms fade-in, say), so what is checked is
+ * what a reader sees once it settles; infinite ones (a typing indicator)
+ * are not waited for. At most `timeoutMs`.
+ */
+export async function finiteAnimationsSettled(page: Page, timeoutMs = 2_000): Promise<void> {
+  // A string, as for axe below: this package is typed without the DOM library.
+  await page.evaluate(`Promise.race([
+    Promise.allSettled(document.getAnimations()
+      .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+      .map((animation) => animation.finished)),
+    new Promise((resolve) => setTimeout(resolve, ${Number(timeoutMs)})),
+  ])`);
+}
+
+/**
  * Runs axe-core in the page and returns its serious and critical
  * violations, one line each (rule, impact, up to five targets); `[]` when
- * clean. The script is evaluated through the DevTools protocol, which the
- * page's Content-Security-Policy does not govern.
+ * clean. Finite animations are let finish first (a half-faded element
+ * fails the contrast rule). The script is evaluated through the DevTools
+ * protocol, which the page's Content-Security-Policy does not govern.
  */
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await finiteAnimationsSettled(page);
   await page.evaluate(axe.source);
   const result = (await page.evaluate(`axe
     .run(document, { resultTypes: ["violations"] })
