@@ -345,9 +345,8 @@ export class PostgresLedger implements Ledger {
   ): Promise<AdmitOutcome[]> {
     const deadline = Math.min(...items.map((item) => item.deadline));
     const column = <T>(pick: (input: AdmitInput) => T) => items.map((item) => pick(item.input));
-    const usage = USAGE_TYPES.map((_type, index) =>
-      column((input) => usageValues(input.refusalUsage)[index]),
-    );
+    const refusals = items.map((item) => usageValues(item.input.refusalUsage));
+    const usage = USAGE_TYPES.map((_type, index) => refusals.map((values) => values[index]));
     const values = [
       column((input) => input.rateLimit?.bucket ?? null),
       column((input) => input.rateLimit?.now ?? Date.now()),
