@@ -133,6 +133,7 @@ export async function load(target, seconds, rate) {
   if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
   return {
     rps: runs.reduce((sum, run) => sum + run.requests.average, 0),
+    requests: runs.reduce((sum, run) => sum + run["2xx"], 0),
     p50: Math.max(...runs.map((run) => run.latency.p50)),
     p99: Math.max(...runs.map((run) => run.latency.p99)),
   };

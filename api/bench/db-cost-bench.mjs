@@ -33,7 +33,10 @@
 // read after an 11 s pause at the start and at the end because backends
 // flush their statistics up to 10 s after going idle; the statements the
 // instances ran between runs — the change feed's heartbeat, one autocommit
-// statement each — are subtracted). Requests/s is the median round; the
+// statement each — are subtracted); the instances' own CPU (/proc, every
+// thread) beside the server's; and the WAL by record kind (pg_walinspect's
+// pg_get_wal_stats over each run, when the server allows it). Requests/s is
+// the median round; the
 // ratios (2 instances ÷ 1, 1 instance ÷ express) are medians of per-round
 // ratios. Results go to docs/BENCHMARKS.md (section "db-cost").
 import { spawn, spawnSync } from "node:child_process";
@@ -245,6 +248,73 @@ async function databaseTotals(server, names) {
   );
 }
 
+/** CPU ticks (utime + stime, every thread) the service instances have used so far. */
+function instanceTicks(instances) {
+  let ticks = 0;
+  for (const instance of instances) {
+    const fields = statFields(instance.child.pid);
+    if (fields !== undefined) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+/**
+ * WAL record kinds, as columns of the breakdown table: the resource manager
+ * and record type of `pg_get_wal_stats` (pg_walinspect, PostgreSQL 15)
+ * matched by prefix, the first match wins.
+ */
+const WAL_KINDS = [
+  { kind: "row inserts", match: ["Heap/INSERT"] },
+  {
+    kind: "index inserts",
+    match: [
+      "Btree/INSERT_LEAF",
+      "Btree/SPLIT",
+      "Btree/INSERT_UPPER",
+      "Btree/DEDUP",
+      "Btree/NEWROOT",
+    ],
+  },
+  { kind: "row updates", match: ["Heap/HOT_UPDATE", "Heap/UPDATE"] },
+  { kind: "row locks", match: ["Heap/LOCK", "Heap2/LOCK_UPDATED"] },
+  { kind: "row deletes", match: ["Heap/DELETE"] },
+  { kind: "commits", match: ["Transaction/"] },
+];
+
+/**
+ * WAL bytes between two positions by {@link WAL_KINDS} (records and their
+ * full-page images apart), or undefined when pg_walinspect cannot be used
+ * (not installed, or no superuser on a named server).
+ */
+async function walKindsBetween(server, from, to) {
+  let rows;
+  for (let attempt = 1; rows === undefined; attempt += 1) {
+    try {
+      ({ rows } = await server.admin.query(
+        `select "resource_manager/record_type" as type, record_size, fpi_size from pg_get_wal_stats($1, $2, true) where count > 0`,
+        [from, to],
+      ));
+    } catch {
+      // Not installed or not allowed, or the end not flushed yet (relaxed commits): try again shortly.
+      if (attempt >= 3) return undefined;
+      await sleep(300);
+    }
+  }
+  const bytes = Object.fromEntries([
+    ...WAL_KINDS.map(({ kind }) => [kind, 0]),
+    ["other", 0],
+    ["full-page images", 0],
+  ]);
+  for (const row of rows) {
+    const kind =
+      WAL_KINDS.find(({ match }) => match.some((prefix) => row.type.startsWith(prefix)))?.kind ??
+      "other";
+    bytes[kind] += Number(row.record_size);
+    bytes["full-page images"] += Number(row.fpi_size);
+  }
+  return bytes;
+}
+
 // --- accounts, instances, load -----------------------------------------------------
 
 /** Funded accounts with a persona (offline engine) and a key far above the run's limits, in process. */
@@ -350,11 +420,35 @@ function redisAnswers(url) {
   });
 }
 
+/**
+ * The WAL breakdown table (bytes per request by {@link WAL_KINDS}), or
+ * nothing when pg_walinspect could not be used.
+ */
+function walKindLines(rows) {
+  const columns = [...WAL_KINDS.map(({ kind }) => kind), "other", "full-page images"];
+  const measured = rows.filter(
+    ({ scenario }) => !scenario.walKindsMissing && Object.keys(scenario.walKinds).length > 0,
+  );
+  if (measured.length === 0) return [];
+  return [
+    "WAL bytes per request by record kind (`pg_get_wal_stats` of pg_walinspect over each run; an index insert is about 100 bytes, a usage row about 260):",
+    "",
+    `| scenario | ${columns.join(" | ")} |`,
+    `|---|${columns.map(() => "---:").join("|")}|`,
+    ...measured.map(
+      ({ scenario }) =>
+        `| PostgreSQL, ${scenario.name} | ${columns.map((column) => ((scenario.walKinds[column] ?? 0) / scenario.requests).toFixed(0)).join(" | ")} |`,
+    ),
+    "",
+  ];
+}
+
 // --- the run -------------------------------------------------------------------------
 
 async function main() {
   const namedUrl = process.env.PERSONA_BENCH_POSTGRES_URL;
   const server = namedUrl === undefined ? await startPrivateCluster() : await namedServer(namedUrl);
+  await server.admin.query("create extension if not exists pg_walinspect").catch(() => undefined);
   const withRedis = process.env.BENCH_DB_COST_REDIS !== "0" && (await redisAnswers(REDIS_URL));
   const created = [];
   try {
@@ -409,7 +503,9 @@ async function main() {
         instances,
         runs: [],
         ticks: 0,
+        instanceTicks: 0,
         walBytes: 0,
+        walKinds: {},
         statements: 0,
         requests: 0,
       });
@@ -428,9 +524,11 @@ async function main() {
       customers: [sqliteCustomer],
       runs: [],
       statements: 0,
+      instanceTicks: 0,
       requests: 0,
     };
     const expressRuns = [];
+    let expressTicks = 0;
 
     // Warm-up (JIT, caches, pools), then the statistics of the warm-up flushed.
     await load(expressTarget, 2);
@@ -444,9 +542,14 @@ async function main() {
     }
 
     for (let round = 0; round < rounds; round += 1) {
-      expressRuns.push(await load(expressTarget, duration));
+      const expressTicksBefore = instanceTicks([express]);
+      const expressRun = await load(expressTarget, duration);
+      expressTicks += instanceTicks([express]) - expressTicksBefore;
+      expressRuns.push(expressRun);
       const sqliteBefore = await statementsOf(sqlite.instances);
+      const sqliteTicksBefore = instanceTicks(sqlite.instances);
       const sqliteRun = await drive(sqlite, duration);
+      sqlite.instanceTicks += instanceTicks(sqlite.instances) - sqliteTicksBefore;
       sqlite.statements += (await statementsOf(sqlite.instances)) - sqliteBefore;
       sqlite.requests += sqliteRun.requests;
       sqlite.runs.push(sqliteRun);
@@ -454,9 +557,16 @@ async function main() {
         const statementsBefore = await statementsOf(scenario.instances);
         const lsnBefore = await walLsn(server);
         const ticksBefore = serverTicks(server, databases);
+        const instanceTicksBefore = instanceTicks(scenario.instances);
         const run = await drive(scenario, duration);
         const ticksAfter = serverTicks(server, databases);
+        scenario.instanceTicks += instanceTicks(scenario.instances) - instanceTicksBefore;
         const lsnAfter = await walLsn(server);
+        const kinds = await walKindsBetween(server, lsnBefore, lsnAfter);
+        if (kinds === undefined) scenario.walKindsMissing = true;
+        for (const [kind, bytes] of Object.entries(kinds ?? {})) {
+          scenario.walKinds[kind] = (scenario.walKinds[kind] ?? 0) + bytes;
+        }
         scenario.statements += (await statementsOf(scenario.instances)) - statementsBefore;
         scenario.walBytes += await walBytesBetween(server, lsnBefore, lsnAfter);
         scenario.ticks =
@@ -487,6 +597,7 @@ async function main() {
         scenario.ticks === undefined
           ? undefined
           : (scenario.ticks * 1e6) / CLOCK_TICKS / scenario.requests,
+      instanceCpuUs: (scenario.instanceTicks * 1e6) / CLOCK_TICKS / scenario.requests,
       commits: scenario.commits / scenario.requests,
       walBytes: scenario.walBytes / scenario.requests,
       statements: scenario.statements / scenario.requests,
@@ -527,15 +638,18 @@ async function main() {
       "- Every request: /api/v1/generate, offline engine, billing and rate limits on, request logging on; each scenario on a database of its own; 100 accounts: one key and persona each, requests round robin.",
       "- Server CPU: utime + stime of every process of the cluster (/proc, CLK_TCK), over the runs. Commits: `xact_commit + xact_rollback` of the scenario's database (read after an 11 s pause: statistics flush late), minus the autocommit heartbeats between runs. WAL: `pg_current_wal_lsn()` before and after each run. Statements: `persona_storage_statements_total` of the instances. Database growth: `pg_database_size` at the end minus at the start (tables, indexes, dead rows not yet vacuumed), per request.",
       "",
-      "| scenario | requests/s | server CPU µs/request | commits/request | WAL bytes/request | statements/request | database growth bytes/request |",
-      "|---|---:|---:|---:|---:|---:|---:|",
+      "| scenario | requests/s | server CPU µs/request | instance CPU µs/request | commits/request | WAL bytes/request | statements/request | database growth bytes/request |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
       ...rows.map(
         ({ scenario, figures }) =>
-          `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} | ${figures.diskBytes.toFixed(0)} |`,
+          `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.instanceCpuUs.toFixed(0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} | ${figures.diskBytes.toFixed(0)} |`,
       ),
-      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} | — |`,
-      `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | — | — | — | — |`,
+      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | ${((sqlite.instanceTicks * 1e6) / CLOCK_TICKS / sqlite.requests).toFixed(0)} | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} | — |`,
+      `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | ${((expressTicks * 1e6) / CLOCK_TICKS / expressRuns.reduce((sum, run) => sum + run.requests, 0)).toFixed(0)} | — | — | — | — |`,
       "",
+      "Instance CPU: utime + stime of the service processes (every thread: the main thread, the SQLite writer and reader, libuv's pool), per request; for express, its process.",
+      "",
+      ...walKindLines(rows),
       "Targets (issue 27):",
       "",
       ...rows.map(
