@@ -304,6 +304,25 @@ describe.skipIf(skipReason !== undefined)(
       expect(text.stdout).toMatch(/usage_records_2026_10\s+2026-10-01T00:00:00\.000Z/u);
     });
 
+    it("asks only the partial index of non-charge entries which usage rows are referred to (migration 0015)", async () => {
+      const indexes = await sql<{ indexname: string }>`select indexname from pg_indexes
+        where tablename = 'balance_entries' order by indexname`.execute(services.database);
+      const names = indexes.rows.map((row) => row.indexname);
+      expect(names).toContain("balance_entries_usage_refs");
+      expect(names).not.toContain("balance_entries_usage_id");
+      // The batched deletes' check can use it (seq scans off: the table is tiny here).
+      const plan = await services.database.transaction().execute(async (transaction) => {
+        await sql`set local enable_seqscan = off`.execute(transaction);
+        return sql<{ "QUERY PLAN": string }>`explain select u.id from usage_records u
+          where not exists (select 1 from balance_entries b where b.usage_id = u.id and b.kind <> 'charge')`.execute(
+          transaction,
+        );
+      });
+      expect(plan.rows.map((row) => row["QUERY PLAN"]).join("\n")).toContain(
+        "balance_entries_usage_refs",
+      );
+    });
+
     it("drops the months wholly before the cutoff, keeps a month a ledger entry refers to, totals and ledger unchanged", async () => {
       const db = services.database;
       const totalsBefore = await readDailyTotals(db);

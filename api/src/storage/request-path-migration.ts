@@ -179,7 +179,30 @@ export const postgresRequestPathMigration: Migration = {
   },
 };
 
-/** The PostgreSQL request path's migration, gathered in `api/src/schema-migrations.ts`. */
+/**
+ * Migration `0015_postgres_entry_usage_index` (issue 27, WAL per request),
+ * PostgreSQL only: drops `balance_entries_usage_id` (0012), an index on
+ * every ledger entry's `usage_id` that each settlement's `charge` entry
+ * paid one index insertion for (about 100 WAL bytes a request, measured
+ * by `npm run bench:db-cost`). Its only readers were usage retention's
+ * "does an entry still refer to this usage row" checks, which now ask
+ * for non-`charge` entries and so use the partial index
+ * `balance_entries_usage_refs` (0013) that holds exactly those: a charge
+ * entry never outlives its usage row there, because it has the row's
+ * `created_at` and retention rolls the ledger up to the cutoff before it
+ * removes usage rows. SQLite keeps the index: its foreign key from
+ * `balance_entries.usage_id` (dropped on PostgreSQL by 0013) looks
+ * entries up by it whenever a usage row is deleted.
+ */
+export const postgresEntryUsageIndexMigration: Migration = {
+  async up(database: Kysely<unknown>) {
+    if (!(database.getExecutor().adapter instanceof PostgresAdapter)) return;
+    await database.schema.dropIndex("balance_entries_usage_id").ifExists().execute();
+  },
+};
+
+/** The PostgreSQL request path's migrations, gathered in `api/src/schema-migrations.ts`. */
 export const REQUEST_PATH_MIGRATIONS: SchemaMigrations = {
   "0014_postgres_request_path": postgresRequestPathMigration,
+  "0015_postgres_entry_usage_index": postgresEntryUsageIndexMigration,
 };

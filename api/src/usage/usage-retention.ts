@@ -495,7 +495,12 @@ export class UsageRetention {
     report.carriedForwardMonths = months.size;
   }
 
-  /** Usage rows in [from, to) that nothing in the ledger refers to any more, a page at a time. */
+  /**
+   * Usage rows in [from, to) that nothing in the ledger refers to any more,
+   * a page at a time. Only non-charge entries are asked for (they are the
+   * only ones left by then: see {@link dropPartitions}), so PostgreSQL
+   * reads the partial index `balance_entries_usage_refs` (migration 0015).
+   */
   private async *pages(
     database: Db,
     from: string,
@@ -513,7 +518,8 @@ export class UsageRetention {
             exists(
               selectFrom("balance_entries")
                 .select("balance_entries.id")
-                .whereRef("balance_entries.usage_id", "=", "usage_records.id"),
+                .whereRef("balance_entries.usage_id", "=", "usage_records.id")
+                .where("balance_entries.kind", "<>", "charge"),
             ),
           ),
         );
@@ -549,7 +555,7 @@ export class UsageRetention {
         const result = await sql`delete from usage_records where id in (
             select u.id from usage_records u
             where u.created_at >= ${dayStart} and u.created_at < ${dayEnd}
-              and not exists (select 1 from balance_entries b where b.usage_id = u.id)
+              and not exists (select 1 from balance_entries b where b.usage_id = u.id and b.kind <> 'charge')
             order by u.created_at, u.id limit ${this.settings.batchSize})`.execute(database);
         const removed = Number(result.numAffectedRows ?? 0);
         if (removed === 0) break;
