@@ -114,6 +114,13 @@ export function createBilling(
   let stopSweepOnRecovery: () => void = () => undefined;
   const sweepExpired = async () => {
     try {
+      const corrected = await balances.reconcileLostHolds();
+      if (corrected > 0) {
+        logger.warn(
+          { accounts: corrected },
+          "the database lost its balance holds (crash recovery): reserved sums corrected",
+        );
+      }
       const released = await balances.sweep({ expiredAt: new Date() });
       if (released > 0) logger.warn({ released }, "released expired balance reservations");
       await limits.pruneIdleBuckets();
