@@ -39,15 +39,15 @@
 // the median round; the
 // ratios (2 instances ÷ 1, 1 instance ÷ express) are medians of per-round
 // ratios. Results go to docs/BENCHMARKS.md (section "db-cost").
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import autocannon from "autocannon";
-import pg from "pg";
 import { machineLine, writeSection } from "../../bench/results-file.mjs";
+import { connectPostgres, startPrivatePostgres } from "../../test-support/private-postgres.mjs";
 import {
   children,
   cleanUp,
@@ -80,95 +80,14 @@ const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, mil
 
 // --- PostgreSQL: a private cluster, or the server named -------------------------
 
-function serverBinaries() {
-  const configured = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
-  const candidates = [];
-  if (configured.status === 0) candidates.push(configured.stdout.trim());
-  const installed = "/usr/lib/postgresql";
-  if (fs.existsSync(installed)) {
-    for (const version of fs.readdirSync(installed).sort((a, b) => Number(b) - Number(a))) {
-      candidates.push(path.join(installed, version, "bin"));
-    }
-  }
-  return candidates.find((bin) => fs.existsSync(path.join(bin, "initdb")));
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function connectAdmin(url, attempts = 1) {
-  for (let attempt = 1; ; attempt += 1) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      return client;
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-      await sleep(100);
-    }
-  }
-}
-
-/**
- * Starts a PostgreSQL cluster of this benchmark with the server's default
- * settings (run as the `postgres` user when the benchmark runs as root).
- */
+/** The benchmark's own cluster (test-support/private-postgres.mjs), in its temporary folder. */
 async function startPrivateCluster() {
-  const bin = serverBinaries();
-  if (bin === undefined) throw new Error("no PostgreSQL server binaries (initdb) found");
-  const data = path.join(directory, "postgres");
-  fs.mkdirSync(data, { mode: 0o700 });
-  let owner = {};
-  if (process.getuid?.() === 0) {
-    const id = (flag) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout);
-    owner = { uid: id("-u"), gid: id("-g") };
-    fs.chmodSync(directory, 0o755);
-    fs.chownSync(data, owner.uid, owner.gid);
-  }
-  const initdb = spawnSync(
-    path.join(bin, "initdb"),
-    ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"],
-    { ...owner, encoding: "utf8" },
-  );
-  if (initdb.status !== 0) throw new Error(`initdb: ${initdb.stderr}`);
-  const port = await freePort();
-  const server = spawn(
-    path.join(bin, "postgres"),
-    ["-D", data, "-p", String(port), "-k", data, "-c", "listen_addresses=127.0.0.1"],
-    { ...owner, stdio: ["ignore", "ignore", "pipe"] },
-  );
-  let log = "";
-  server.stderr.on("data", (chunk) => {
-    if (log.length < 20_000) log += chunk;
-  });
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  let admin;
-  try {
-    admin = await connectAdmin(url, 150);
-  } catch (error) {
-    server.kill("SIGINT");
-    throw new Error(`the private PostgreSQL did not start: ${error.message}\n${log}`);
-  }
-  const stop = async () => {
-    await admin.end().catch(() => undefined);
-    const exited = new Promise((resolve) => server.once("exit", resolve));
-    server.kill("SIGINT"); // fast shutdown
-    await Promise.race([exited, sleep(10_000)]);
-  };
-  return { url, admin, postmaster: server.pid, private: true, bin, stop };
+  const cluster = await startPrivatePostgres(directory);
+  return { ...cluster, private: true, stop: () => cluster.stop() };
 }
 
 async function namedServer(url) {
-  const admin = await connectAdmin(url);
+  const admin = await connectPostgres(url);
   const [row] = (await admin.query("select pg_backend_pid() as pid")).rows;
   let postmaster;
   try {

@@ -1,5 +1,13 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type PrivatePostgres,
+  postgresServerBinaries,
+  startPrivatePostgres,
+} from "../../test-support/private-postgres.mjs";
 import type { UsageInput } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
 import { HOLDS_MARKER_TABLE } from "../src/storage/request-path-migration.js";
@@ -123,5 +131,65 @@ describe.skipIf(skipReason !== undefined)(
       expect(reserved).toBe(0);
       expect(await balances.openReservations(account.id)).toBe(0);
     });
+  },
+);
+
+// The same with the real thing: a PostgreSQL cluster of this test's own,
+// crashed (a backend killed with SIGKILL, so the postmaster ends every
+// process and runs crash recovery), then the service opened on it again.
+describe.skipIf(postgresServerBinaries() === undefined)(
+  "holds lost by a real crash of a PostgreSQL server of the test's own",
+  () => {
+    let directory: string;
+    let cluster: PrivatePostgres;
+
+    beforeAll(async () => {
+      directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-crash-pg-"));
+      cluster = await startPrivatePostgres(directory);
+      await cluster.admin.query("create database persona_crash");
+    }, 60_000);
+    afterAll(async () => {
+      await cluster?.stop();
+      fs.rmSync(directory, { recursive: true, force: true });
+    });
+
+    it("comes back with the holds and the marker gone, the reserved sum kept, and corrects it", async () => {
+      const url = cluster.databaseUrl("persona_crash");
+      let services = await openStore(url);
+      let accountId: string;
+      try {
+        const { balances } = services.billing;
+        accountId = (await services.accounts.create("Crashed server")).id;
+        await balances.topUp(accountId, 10_000, "funds");
+        expect(await balances.reserve(accountId, 4_000, "in-flight")).toBeDefined();
+        // Admissions commit without waiting for the WAL flush; a durable commit flushes it.
+        await balances.topUp(accountId, 1, "a durable commit after the hold");
+      } finally {
+        await closeStore(services);
+      }
+
+      await cluster.crash();
+
+      services = await openStore(url);
+      try {
+        const { balances } = services.billing;
+        const left = await sql<{ holds: number; markers: number }>`select
+          (select count(*)::int from balance_reservations) as holds,
+          (select count(*)::int from ${sql.table(HOLDS_MARKER_TABLE)}) as markers`.execute(
+          services.database,
+        );
+        expect(left.rows).toEqual([{ holds: 0, markers: 0 }]);
+        expect((await balances.balanceOf(accountId))?.reservedMicros).toBe(4_000);
+        expect(await balances.reconcileLostHolds()).toBe(1);
+        expect(await balances.balanceOf(accountId)).toEqual({
+          currency: "USD",
+          balanceMicros: 10_001,
+          reservedMicros: 0,
+        });
+        expect(await balances.ledgerSum(accountId)).toBe(10_001);
+      } finally {
+        await closeStore(services);
+      }
+    }, 60_000);
   },
 );
