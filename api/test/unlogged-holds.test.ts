@@ -18,6 +18,7 @@ import {
   type TestDatabase,
 } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
+import { usageInput } from "./support/usage-ledger.js";
 
 // Issue 27: on PostgreSQL a request's hold is not written to the WAL
 // (migration 0016: `balance_reservations` is unlogged). A server crash,
@@ -28,19 +29,9 @@ import { closeStore, openStore } from "./support/test-store.js";
 
 const skipReason = await postgresUnavailable();
 
-const served = (accountId: string, requestId: string): UsageInput => ({
-  accountId,
-  apiKeyId: null,
-  personaId: null,
-  endpoint: "generate",
-  status: 200,
-  inputTokens: 3,
-  outputTokens: 4,
-  costMicros: 0,
-  requestId,
-  paymentMethod: "balance",
-  paymentReference: null,
-});
+/** A served request's usage (status 200; the ledger sets the cost charged). */
+const served = (accountId: string, requestId: string): UsageInput =>
+  usageInput({ accountId, requestId, status: 200, costMicros: 0 });
 
 /** What PostgreSQL's crash recovery does to the unlogged tables. */
 async function loseHolds(services: Services): Promise<void> {
@@ -99,13 +90,17 @@ describe.skipIf(skipReason !== undefined)(
       expect(await balances.reconcileLostHolds()).toBe(0); // the marker is back
 
       // The request whose hold was lost is charged only while the balance covers it.
-      const late = await balances.settle(lost as NonNullable<typeof lost>, 3_000, {
-        ...served(account.id, "lost"),
-      });
+      const late = await balances.settle(
+        lost as NonNullable<typeof lost>,
+        3_000,
+        served(account.id, "lost"),
+      );
       expect(late.chargedMicros).toBe(3_000);
-      const kept = await balances.settle(since as NonNullable<typeof since>, 500, {
-        ...served(account.id, "since"),
-      });
+      const kept = await balances.settle(
+        since as NonNullable<typeof since>,
+        500,
+        served(account.id, "since"),
+      );
       expect(kept.chargedMicros).toBe(500);
       expect(await balances.balanceOf(account.id)).toEqual({
         currency: "USD",
