@@ -36,9 +36,9 @@
 // statement each — are subtracted); the instances' own CPU (/proc, every
 // thread) beside the server's; and the WAL by record kind (pg_walinspect's
 // pg_get_wal_stats over each run, when the server allows it). Requests/s is
-// the median round; the
-// ratios (2 instances ÷ 1, 1 instance ÷ express) are medians of per-round
-// ratios. Results go to docs/BENCHMARKS.md (section "db-cost").
+// the median round; the ratios (2 instances ÷ 1, 1 instance ÷ express) are
+// medians of per-round ratios. Results go to docs/BENCHMARKS.md (section
+// "db-cost"); the analysis written by hand follows that section.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";

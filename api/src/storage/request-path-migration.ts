@@ -205,7 +205,7 @@ export const postgresEntryUsageIndexMigration: Migration = {
  * The one-row table whose row PostgreSQL's crash recovery removes together
  * with the holds (both unlogged, migration 0016): when it is empty, the
  * holds of `balance_reservations` were lost and the accounts' reserved
- * sums must be made to match again ((`BalanceStore.reconcileLostHolds`)).
+ * sums must be made to match again (`BalanceStore.reconcileLostHolds`).
  */
 export const HOLDS_MARKER_TABLE = "balance_reservations_marker";
 
