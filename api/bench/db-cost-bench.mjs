@@ -83,7 +83,7 @@ const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, mil
 /** The benchmark's own cluster (test-support/private-postgres.mjs), in its temporary folder. */
 async function startPrivateCluster() {
   const cluster = await startPrivatePostgres(directory);
-  return { ...cluster, private: true, stop: () => cluster.stop() };
+  return { ...cluster, private: true };
 }
 
 async function namedServer(url) {
