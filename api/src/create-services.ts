@@ -62,6 +62,8 @@ export async function createServices(
       onWalSize: (bytes) => metrics.sqliteWalBytes.set(bytes),
     },
     onLateSettlement: (input, outcome) => refundLateSettlement(input, outcome),
+    onLedgerCall: (operation, seconds, outcome) =>
+      metrics.storageWriteDuration.observe({ operation, outcome }, seconds),
   });
   metrics.countStorageStatements(store.dialect, () => store.statementCount());
   try {

@@ -303,4 +303,41 @@ await describeEachDialect("persona_storage_statements_total", (database) => {
     expect(perRequest).toBeGreaterThanOrEqual(2);
     expect(perRequest).toBeLessThan(40);
   });
+
+  it("times every admission and settlement in persona_storage_write_duration_seconds", async () => {
+    const read = async () => {
+      const text = await (await fetch(`${ownServer.url}/metrics`)).text();
+      const of = (name: string, operation: string) =>
+        sample(text, name, { operation, outcome: "ok" });
+      return {
+        admits: of("persona_storage_write_duration_seconds_count", "admit"),
+        settles: of("persona_storage_write_duration_seconds_count", "settle"),
+        settleSeconds: of("persona_storage_write_duration_seconds_sum", "settle"),
+        // A settlement is never faster than 0 and always within the store's timeout (10 s bucket).
+        settlesWithin10s: sample(text, "persona_storage_write_duration_seconds_bucket", {
+          operation: "settle",
+          outcome: "ok",
+          le: "10",
+        }),
+      };
+    };
+    const before = await read();
+    const requests = 3;
+    for (let index = 0; index < requests; index++) {
+      const response = await fetch(`${ownServer.url}/api/v1/generate`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": ownKey },
+        body: JSON.stringify({
+          personaId: ownPersona.id,
+          messages: [{ role: "user", content: "Hi" }],
+        }),
+      });
+      expect(response.status).toBe(200);
+    }
+    const after = await read();
+    expect(after.admits - before.admits).toBe(requests);
+    expect(after.settles - before.settles).toBe(requests);
+    expect(after.settlesWithin10s - before.settlesWithin10s).toBe(requests);
+    expect(after.settleSeconds).toBeGreaterThan(before.settleSeconds);
+  });
 });

@@ -22,6 +22,7 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "reque
  * | `persona_charges_total` | counter | `endpoint`, `payment_method` |
  * | `persona_charged_micros_total` | counter | `endpoint`, `payment_method` |
  * | `persona_storage_statements_total` | counter | `dialect` |
+ * | `persona_storage_write_duration_seconds` | histogram | `operation`, `outcome` |
  *
  * plus prom-client's default process and Node.js metrics (`process_*`,
  * `nodejs_*`). `route` is the route's path template (e.g.
@@ -58,10 +59,22 @@ export interface Metrics {
    * store's running total (`Store.statementCount`), read at each scrape.
    */
   countStorageStatements(dialect: string, total: () => number): void;
+  /**
+   * How long each request-path write waited for the store, in seconds, by
+   * `operation` (`admit`, `settle`, `release`, `record`) and `outcome`
+   * (`ok`, `error`): queued behind a group commit, written, committed and,
+   * for durable writes, flushed to disk (issue 27: the storage write's
+   * share of a request's latency).
+   */
+  storageWriteDuration: Histogram<"operation" | "outcome">;
 }
 
 /** Latency buckets in seconds: from cache-fast rejections to slow model calls. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Storage write buckets in seconds: from a commit without an fsync to a store that stalls until its timeout. */
+const STORAGE_BUCKETS = [
+  0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 const PROVIDER_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 
 /**
@@ -171,6 +184,13 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "persona_charged_micros_total",
       help: "Money charged, in micro-units (10^-6) of the account currency (USD).",
       labelNames: ["endpoint", "payment_method"] as const,
+      registers,
+    }),
+    storageWriteDuration: new Histogram({
+      name: "persona_storage_write_duration_seconds",
+      help: "Time a request-path write (admit, settle, release, record) waited for the store, queue and commit included, in seconds.",
+      labelNames: ["operation", "outcome"] as const,
+      buckets: STORAGE_BUCKETS,
       registers,
     }),
     sqliteWalBytes: new Gauge({

@@ -1,5 +1,10 @@
 import type { Logger } from "../logging/logger.js";
-import type { SettleInput, SettleOutcome } from "./ledger.js";
+import {
+  type LedgerObserver,
+  observeLedger,
+  type SettleInput,
+  type SettleOutcome,
+} from "./ledger.js";
 import { openPostgresStore } from "./postgres/postgres-store.js";
 import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/sqlite-store.js";
 import type { DatabaseDialect, Store } from "./store.js";
@@ -29,6 +34,8 @@ export interface StoreOptions {
   sqlite: Omit<SqliteStoreOptions, "file" | "logger" | "timeoutMs" | "onLateSettlement">;
   /** Called when a settlement commits after its caller gave up on it. */
   onLateSettlement?: (input: SettleInput, outcome: SettleOutcome) => void;
+  /** Told how long each ledger call took (`persona_storage_write_duration_seconds`). */
+  onLedgerCall?: LedgerObserver;
 }
 
 /**
@@ -42,6 +49,12 @@ export interface StoreOptions {
  * await store.migrate(SCHEMA_MIGRATIONS);
  */
 export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = await openDialectStore(options);
+  const observe = options.onLedgerCall;
+  return observe === undefined ? store : { ...store, ledger: observeLedger(store.ledger, observe) };
+}
+
+async function openDialectStore(options: StoreOptions): Promise<Store> {
   if (databaseDialectOf(options.url) === "postgres") {
     return openPostgresStore({
       url: options.url,

@@ -111,3 +111,44 @@ export interface ReleaseInput {
   /** The failed request's usage row (no cost), written with the release. */
   usage?: UsageRecordsTable;
 }
+
+/** A {@link Ledger} operation, as the `operation` label of `persona_storage_write_duration_seconds`. */
+export type LedgerOperation = "admit" | "settle" | "release" | "record";
+
+/**
+ * Told of every ledger call once it ends: which operation, how long the
+ * caller waited for it in seconds (queued behind a group commit, written,
+ * committed and, for durable writes, flushed to disk), and whether it
+ * resolved (`ok`) or rejected (`error`: the store did not answer in time,
+ * or failed).
+ */
+export type LedgerObserver = (
+  operation: LedgerOperation,
+  seconds: number,
+  outcome: "ok" | "error",
+) => void;
+
+/**
+ * The same ledger, each call timed for `observe` (issue 27: where a
+ * request's time goes — the storage write's share of it, on either
+ * dialect). Results and errors pass through unchanged.
+ */
+export function observeLedger(ledger: Ledger, observe: LedgerObserver): Ledger {
+  const timed = async <T>(operation: LedgerOperation, call: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      const result = await call();
+      observe(operation, (performance.now() - started) / 1000, "ok");
+      return result;
+    } catch (error) {
+      observe(operation, (performance.now() - started) / 1000, "error");
+      throw error;
+    }
+  };
+  return {
+    admit: (input, deadline) => timed("admit", () => ledger.admit(input, deadline)),
+    settle: (input, deadline) => timed("settle", () => ledger.settle(input, deadline)),
+    release: (input, deadline) => timed("release", () => ledger.release(input, deadline)),
+    record: (usage, deadline) => timed("record", () => ledger.record(usage, deadline)),
+  };
+}
