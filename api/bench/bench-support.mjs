@@ -249,3 +249,55 @@ export async function withPostgres(run) {
     await client.end();
   }
 }
+
+/** The Prometheus text of a service's `/metrics` (loopback: no token needed), next to `url`. */
+export async function scrapeMetrics(url) {
+  const response = await fetch(new URL("/metrics", url));
+  if (!response.ok) throw new Error(`GET /metrics: ${response.status}`);
+  return response.text();
+}
+
+/** Label pairs of a Prometheus sample line, e.g. `{ le: "0.005", operation: "settle" }`. */
+function labelsOf(line) {
+  const text = /\{(.*)\}/u.exec(line)?.[1] ?? "";
+  return Object.fromEntries([...text.matchAll(/(\w+)="([^"]*)"/gu)].map((m) => [m[1], m[2]]));
+}
+
+/** One sample's value (0 when absent). */
+export function metricValue(text, name, labels = {}) {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const found = labelsOf(line);
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) {
+      return Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return 0;
+}
+
+/**
+ * What a Prometheus histogram recorded between two scrapes: `count`, and
+ * `bound(q)`, the upper bound in ms of the bucket holding quantile `q`
+ * (`bound(1)`: the slowest observation's bucket; Infinity past the last).
+ */
+export function histogramBetween(before, after, name, labels) {
+  const buckets = new Map();
+  for (const line of after.split("\n")) {
+    if (!line.startsWith(`${name}_bucket{`)) continue;
+    const found = labelsOf(line);
+    if (!Object.entries(labels).every(([key, value]) => found[key] === value)) continue;
+    const le = found.le === "+Inf" ? Number.POSITIVE_INFINITY : Number(found.le);
+    const previous = metricValue(before, `${name}_bucket`, { ...labels, le: found.le });
+    buckets.set(le, Number(line.slice(line.lastIndexOf(" ") + 1)) - previous);
+  }
+  const sorted = [...buckets].sort((a, b) => a[0] - b[0]);
+  const count = sorted.at(-1)?.[1] ?? 0;
+  return {
+    count,
+    bound(q) {
+      if (count === 0) return Number.NaN;
+      const bucket = sorted.find(([, cumulative]) => cumulative >= q * count);
+      return bucket === undefined ? Number.NaN : bucket[0] * 1000;
+    },
+  };
+}

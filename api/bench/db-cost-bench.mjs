@@ -57,8 +57,10 @@ import {
   generateBody,
   load,
   median,
+  metricValue,
   root,
   rounds,
+  scrapeMetrics,
   startReference,
   startService,
 } from "./bench-support.mjs";
@@ -276,15 +278,38 @@ async function onboardMany(databaseUrl, count) {
   return customers;
 }
 
-/** Statements each instance has counted so far (persona_storage_statements_total). */
-async function statementsOf(instances) {
-  let total = 0;
+/**
+ * What the instances have counted so far, summed: statements
+ * (persona_storage_statements_total) and, per ledger operation, the
+ * seconds and calls of persona_storage_write_duration_seconds.
+ */
+async function countersOf(instances) {
+  const total = { statements: 0, admitSeconds: 0, admits: 0, settleSeconds: 0, settles: 0 };
   for (const instance of instances) {
-    const text = await (await fetch(`${instance.url}/metrics`)).text();
+    const text = await scrapeMetrics(instance.url);
+    const write = (suffix, operation) =>
+      metricValue(text, `persona_storage_write_duration_seconds_${suffix}`, {
+        operation,
+        outcome: "ok",
+      });
     const line = /^persona_storage_statements_total\{[^}]*\} (\d+)/mu.exec(text);
-    total += Number(line?.[1] ?? Number.NaN);
+    total.statements += Number(line?.[1] ?? Number.NaN);
+    total.admitSeconds += write("sum", "admit");
+    total.admits += write("count", "admit");
+    total.settleSeconds += write("sum", "settle");
+    total.settles += write("count", "settle");
   }
   return total;
+}
+
+/** The counters of {@link countersOf} gathered between two readings, added into `into`. */
+function addCounters(into, before, after) {
+  for (const key of Object.keys(before)) into[key] = (into[key] ?? 0) + after[key] - before[key];
+}
+
+/** Statements each instance has counted so far. */
+async function statementsOf(instances) {
+  return (await countersOf(instances)).statements;
 }
 
 /**
@@ -316,9 +341,12 @@ async function drive(scenario, seconds) {
   );
   const failed = runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
   if (failed > 0) throw new Error(`${scenario.name}: ${failed} failed requests`);
+  const requests = runs.reduce((sum, run) => sum + run["2xx"], 0);
   return {
     rps: runs.reduce((sum, run) => sum + run.requests.average, 0),
-    requests: runs.reduce((sum, run) => sum + run["2xx"], 0),
+    requests,
+    // Mean latency over every instance's requests, ms.
+    latencyMs: runs.reduce((sum, run) => sum + run.latency.mean * run["2xx"], 0) / requests,
   };
 }
 
@@ -426,6 +454,8 @@ async function main() {
         walBytes: 0,
         walKinds: {},
         statements: 0,
+        counters: {},
+        latencyMs: 0,
         requests: 0,
       });
       process.stderr.write(`ready: ${plan.name}\n`);
@@ -443,6 +473,8 @@ async function main() {
       customers: [sqliteCustomer],
       runs: [],
       statements: 0,
+      counters: {},
+      latencyMs: 0,
       instanceTicks: 0,
       requests: 0,
     };
@@ -465,15 +497,17 @@ async function main() {
       const expressRun = await load(expressTarget, duration);
       expressTicks += instanceTicks([express]) - expressTicksBefore;
       expressRuns.push(expressRun);
-      const sqliteBefore = await statementsOf(sqlite.instances);
+      const sqliteBefore = await countersOf(sqlite.instances);
       const sqliteTicksBefore = instanceTicks(sqlite.instances);
       const sqliteRun = await drive(sqlite, duration);
       sqlite.instanceTicks += instanceTicks(sqlite.instances) - sqliteTicksBefore;
-      sqlite.statements += (await statementsOf(sqlite.instances)) - sqliteBefore;
+      addCounters(sqlite.counters, sqliteBefore, await countersOf(sqlite.instances));
+      sqlite.statements = sqlite.counters.statements;
+      sqlite.latencyMs += sqliteRun.latencyMs * sqliteRun.requests;
       sqlite.requests += sqliteRun.requests;
       sqlite.runs.push(sqliteRun);
       for (const scenario of scenarios) {
-        const statementsBefore = await statementsOf(scenario.instances);
+        const countersBefore = await countersOf(scenario.instances);
         const lsnBefore = await walLsn(server);
         const ticksBefore = serverTicks(server, databases);
         const instanceTicksBefore = instanceTicks(scenario.instances);
@@ -486,7 +520,9 @@ async function main() {
         for (const [kind, bytes] of Object.entries(kinds ?? {})) {
           scenario.walKinds[kind] = (scenario.walKinds[kind] ?? 0) + bytes;
         }
-        scenario.statements += (await statementsOf(scenario.instances)) - statementsBefore;
+        addCounters(scenario.counters, countersBefore, await countersOf(scenario.instances));
+        scenario.statements = scenario.counters.statements;
+        scenario.latencyMs += run.latencyMs * run.requests;
         scenario.walBytes += await walBytesBetween(server, lsnBefore, lsnAfter);
         scenario.ticks =
           ticksBefore === undefined ? undefined : scenario.ticks + (ticksAfter - ticksBefore);
@@ -567,6 +603,20 @@ async function main() {
       `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | ${((expressTicks * 1e6) / CLOCK_TICKS / expressRuns.reduce((sum, run) => sum + run.requests, 0)).toFixed(0)} | — | — | — | — |`,
       "",
       "Instance CPU: utime + stime of the service processes (every thread: the main thread, the SQLite writer and reader, libuv's pool), per request; for express, its process.",
+      "",
+      `Where a request's time goes (means over the rounds, ms): its latency at ${connections} connections (autocannon), and the time it waited for its admission and its settlement (\`persona_storage_write_duration_seconds\` of the instances: the group-commit queue, the round trip, the commit and, for settlements, the flush); the rest is the instance's own work and its wait for a core:`,
+      "",
+      "| scenario | latency ms | admission ms | settlement ms | rest ms |",
+      "|---|---:|---:|---:|---:|",
+      ...[
+        ...rows.map(({ scenario }) => ({ name: `PostgreSQL, ${scenario.name}`, of: scenario })),
+        { name: "SQLite, 1 instance, 1 account", of: sqlite },
+      ].map(({ name, of }) => {
+        const latency = of.latencyMs / of.requests;
+        const admit = (of.counters.admitSeconds * 1000) / of.counters.admits;
+        const settle = (of.counters.settleSeconds * 1000) / of.counters.settles;
+        return `| ${name} | ${latency.toFixed(2)} | ${admit.toFixed(2)} | ${settle.toFixed(2)} | ${(latency - admit - settle).toFixed(2)} |`;
+      }),
       "",
       ...walKindLines(rows),
       "Targets (issue 27):",

@@ -35,12 +35,15 @@ import {
   duration,
   fixedRate,
   generateBody,
+  histogramBetween,
   load,
   median,
+  metricValue,
   onboard,
   pacedLoad,
   root,
   rounds,
+  scrapeMetrics,
   startProcess,
   startReference,
   startService,
@@ -74,13 +77,17 @@ async function measureOverhead(expressTarget, sqliteTarget) {
     const order = round % 2 === 0 ? ["express", "sqlite"] : ["sqlite", "express"];
     const paced = {};
     const cannon = {};
+    let service;
     for (const key of order) {
       const target = key === "express" ? expressTarget : sqliteTarget;
+      // The service's own view of the paced run: its storage writes and its event loop.
+      const before = key === "sqlite" ? await scrapeMetrics(target.urls[0]) : undefined;
       paced[key] = await pacedLoad(target, overheadSeconds, fixedRate);
+      if (before !== undefined) service = serviceView(before, await scrapeMetrics(target.urls[0]));
       cannon[key] = await load(target, duration, fixedRate);
       process.stderr.write(".");
     }
-    rows.push({ paced, cannon });
+    rows.push({ paced, cannon, service });
   }
   const over = (pick, percentile) =>
     median(rows.map((row) => pick(row).sqlite[percentile] - pick(row).express[percentile]));
@@ -112,6 +119,15 @@ async function measureOverhead(expressTarget, sqliteTarget) {
     "",
     `Per round (paced, overhead p50 / p99 ms): ${rows.map((row) => `${ms(row.paced.sqlite.p50 - row.paced.express.p50)} / ${ms(row.paced.sqlite.p99 - row.paced.express.p99)}`).join("; ")}.`,
     "",
+    'Where the time went, per round, from the service\'s own `/metrics` scraped before and after its paced run (histogram buckets, so upper bounds): its settlements (`persona_storage_write_duration_seconds{operation="settle"}`: group-commit queue, commit, fsync) p99 / slowest, its admissions p99, and the longest its event loop was held past its 10 ms sampling tick (`nodejs_eventloop_lag_max_seconds` minus the tick; an idle service shows 0.1–1 ms, now and then ~16 on this shared machine):',
+    "",
+    "| round | overhead p99 ms | settle p99 / slowest ≤ ms | admit p99 ≤ ms | event loop held, max ms |",
+    "|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (row, index) =>
+        `| ${index + 1} | ${ms(row.paced.sqlite.p99 - row.paced.express.p99)} | ${row.service.settleP99} / ${row.service.settleMax} | ${row.service.admitP99} | ${ms(row.service.loopMaxMs)} |`,
+    ),
+    "",
     "Targets (issue 27, paced client):",
     "",
     `- p50 < ${OVERHEAD_TARGET.p50} ms above express: ${verdict(overhead.p50, OVERHEAD_TARGET.p50)}`,
@@ -121,6 +137,28 @@ async function measureOverhead(expressTarget, sqliteTarget) {
   writeSection(path.join(root, "docs/BENCHMARKS.md"), "generate-overhead", section);
   process.stdout.write(`\n${section}\n`);
   return overhead;
+}
+
+/** prom-client's event-loop sampling tick (`eventLoopMonitoringPrecision`, its default), in ms. */
+const LOOP_TICK_MS = 10;
+
+/**
+ * The service's own figures for one paced run, from two scrapes of its
+ * `/metrics`: bucket bounds in ms of its settlements' p99 and slowest, its
+ * admissions' p99, and its event loop's longest delay past the sampling
+ * tick (prom-client resets that gauge's histogram at every scrape, so the
+ * second scrape covers the run).
+ */
+function serviceView(before, after) {
+  const name = "persona_storage_write_duration_seconds";
+  const settle = histogramBetween(before, after, name, { operation: "settle", outcome: "ok" });
+  const admit = histogramBetween(before, after, name, { operation: "admit", outcome: "ok" });
+  return {
+    settleP99: settle.bound(0.99),
+    settleMax: settle.bound(1),
+    admitP99: admit.bound(0.99),
+    loopMaxMs: metricValue(after, "nodejs_eventloop_lag_max_seconds") * 1000 - LOOP_TICK_MS,
+  };
 }
 
 /** `--only overhead`: the express route and /generate on SQLite, nothing else. */
