@@ -313,12 +313,13 @@ async function statementsOf(instances) {
 }
 
 /**
- * Loads the instances of a scenario for `seconds`, the connections split
- * between them, each request taking the next customer in turn.
+ * Loads the instances of a scenario for `seconds`, `clients` connections
+ * (the benchmark's own by default) split between them, each request taking
+ * the next customer in turn.
  */
-async function drive(scenario, seconds) {
+async function drive(scenario, seconds, clients = connections) {
   let next = 0;
-  const share = Math.max(1, Math.floor(connections / scenario.instances.length));
+  const share = Math.max(1, Math.floor(clients / scenario.instances.length));
   const runs = await Promise.all(
     scenario.instances.map((instance) =>
       autocannon({
@@ -544,8 +545,31 @@ async function main() {
       scenario.diskBytes = end.bytes - start.bytes;
     }
 
+    // One instance on one hot account with more connections: is it bound by its cores or by latency?
+    const sweep = [];
+    const scenario = scenarios.find((each) => each.key === "a");
+    for (const clients of [connections, connections * 2, connections * 4]) {
+      const serverBefore = serverTicks(server, databases);
+      const instanceBefore = instanceTicks(scenario.instances);
+      const run = await drive(scenario, duration, clients);
+      const serverAfter = serverTicks(server, databases);
+      sweep.push({
+        clients,
+        rps: run.rps,
+        latencyMs: run.latencyMs,
+        instanceCpuUs:
+          ((instanceTicks(scenario.instances) - instanceBefore) * 1e6) / CLOCK_TICKS / run.requests,
+        serverCpuUs:
+          serverBefore === undefined
+            ? undefined
+            : ((serverAfter - serverBefore) * 1e6) / CLOCK_TICKS / run.requests,
+      });
+      process.stderr.write(".");
+    }
+
     // Figures.
     const byKey = new Map(scenarios.map((scenario) => [scenario.key, scenario]));
+    const total = (run) => run.instanceCpuUs + (run.serverCpuUs ?? 0);
     const perRequest = (scenario) => ({
       rps: median(scenario.runs.map((run) => run.rps)),
       cpuUs:
@@ -617,6 +641,15 @@ async function main() {
         const settle = (of.counters.settleSeconds * 1000) / of.counters.settles;
         return `| ${name} | ${latency.toFixed(2)} | ${admit.toFixed(2)} | ${settle.toFixed(2)} | ${(latency - admit - settle).toFixed(2)} |`;
       }),
+      "",
+      `One instance on one hot account with more connections (one run of ${duration} s each, after the rounds): requests/s, mean latency, and CPU per request of the instance and of the server:`,
+      "",
+      "| connections | requests/s | latency ms | instance CPU µs/request | server CPU µs/request | both µs/request |",
+      "|---:|---:|---:|---:|---:|---:|",
+      ...sweep.map(
+        (run) =>
+          `| ${run.clients} | ${run.rps.toFixed(0)} | ${run.latencyMs.toFixed(2)} | ${run.instanceCpuUs.toFixed(0)} | ${fixed(run.serverCpuUs, 0)} | ${total(run).toFixed(0)} |`,
+      ),
       "",
       ...walKindLines(rows),
       "Targets (issue 27):",
