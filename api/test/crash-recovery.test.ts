@@ -10,6 +10,8 @@ import { closeStore, createCustomer, openStore, runWithConcurrency } from "./sup
 
 const TOTAL_REQUESTS = 200;
 const KILL_AFTER_SERVED = 60;
+/** A slow upstream keeps requests (and their reservations) in flight. */
+const REPLY = { kind: "reply", text: "Hello from upstream.", delayMs: 40 } as const;
 
 // A process killed with SIGKILL in the middle of 200 requests, then
 // restarted: every 200 the client saw has its ledger rows, and no
@@ -22,8 +24,7 @@ await describeEachDialect("crash in the middle of a load", (database) => {
   beforeAll(async () => {
     store = await openStore(database.url);
     upstream = await startFakeUpstream();
-    // A slow upstream keeps requests (and their reservations) in flight.
-    upstream.behaviour = { kind: "reply", text: "Hello from upstream.", delayMs: 40 };
+    upstream.behaviour = REPLY;
     directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-crash-"));
   });
   afterAll(async () => {
@@ -49,6 +50,22 @@ await describeEachDialect("crash in the middle of a load", (database) => {
         },
       }),
     });
+
+  /**
+   * SIGKILLs the instance once requests of its are waiting for the upstream,
+   * holding reservations: from the 60th 200 on, the upstream stops answering,
+   * so the kill never lands in a moment when every request in flight has just
+   * settled (on a loaded machine the client may not have read those answers
+   * yet, and the kill's reset throws them away: unanswered, but holding nothing).
+   */
+  async function killWithRequestsInFlight(target: SpawnedService, accountId: string) {
+    upstream.behaviour = { kind: "hang" };
+    const until = Date.now() + 10_000;
+    while ((await store.billing.balances.openReservations(accountId)) === 0 && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return target.stop("SIGKILL");
+  }
 
   it("keeps a ledger row for every 200 and releases the reservations of the killed process", async () => {
     const customer = await createCustomer(store, {
@@ -78,8 +95,9 @@ await describeEachDialect("crash in the middle of a load", (database) => {
       await response.arrayBuffer();
       if (response.status === 200) {
         served.add(requestId);
-        if (served.size === KILL_AFTER_SERVED && killed === undefined)
-          killed = target.stop("SIGKILL");
+        if (served.size === KILL_AFTER_SERVED && killed === undefined) {
+          killed = killWithRequestsInFlight(target, customer.accountId);
+        }
       }
       return response.status;
     };
@@ -89,6 +107,7 @@ await describeEachDialect("crash in the middle of a load", (database) => {
     );
     await killed;
     expect(killed).toBeDefined();
+    upstream.behaviour = REPLY;
     const unanswered = first.flatMap((result, index) =>
       result.status === "rejected" ? [index] : [],
     );
