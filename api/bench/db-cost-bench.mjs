@@ -292,8 +292,7 @@ async function countersOf(instances) {
         operation,
         outcome: "ok",
       });
-    const line = /^persona_storage_statements_total\{[^}]*\} (\d+)/mu.exec(text);
-    total.statements += Number(line?.[1] ?? Number.NaN);
+    total.statements += metricValue(text, "persona_storage_statements_total");
     total.admitSeconds += write("sum", "admit");
     total.admits += write("count", "admit");
     total.settleSeconds += write("sum", "settle");
