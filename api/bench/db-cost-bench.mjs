@@ -453,7 +453,6 @@ async function main() {
         instanceTicks: 0,
         walBytes: 0,
         walKinds: {},
-        statements: 0,
         counters: {},
         latencyMs: 0,
         requests: 0,
@@ -472,7 +471,6 @@ async function main() {
       instances: [sqliteService],
       customers: [sqliteCustomer],
       runs: [],
-      statements: 0,
       counters: {},
       latencyMs: 0,
       instanceTicks: 0,
@@ -502,7 +500,6 @@ async function main() {
       const sqliteRun = await drive(sqlite, duration);
       sqlite.instanceTicks += instanceTicks(sqlite.instances) - sqliteTicksBefore;
       addCounters(sqlite.counters, sqliteBefore, await countersOf(sqlite.instances));
-      sqlite.statements = sqlite.counters.statements;
       sqlite.latencyMs += sqliteRun.latencyMs * sqliteRun.requests;
       sqlite.requests += sqliteRun.requests;
       sqlite.runs.push(sqliteRun);
@@ -521,7 +518,6 @@ async function main() {
           scenario.walKinds[kind] = (scenario.walKinds[kind] ?? 0) + bytes;
         }
         addCounters(scenario.counters, countersBefore, await countersOf(scenario.instances));
-        scenario.statements = scenario.counters.statements;
         scenario.latencyMs += run.latencyMs * run.requests;
         scenario.walBytes += await walBytesBetween(server, lsnBefore, lsnAfter);
         scenario.ticks =
@@ -537,7 +533,7 @@ async function main() {
       const statementsBetweenRuns =
         (await statementsOf(scenario.instances)) -
         startStatements.get(scenario.key) -
-        scenario.statements;
+        scenario.counters.statements;
       const start = startTotals.get(scenario.database);
       const end = endTotals.get(scenario.database);
       scenario.commits = end.transactions - start.transactions - statementsBetweenRuns;
@@ -578,7 +574,7 @@ async function main() {
       instanceCpuUs: (scenario.instanceTicks * 1e6) / CLOCK_TICKS / scenario.requests,
       commits: scenario.commits / scenario.requests,
       walBytes: scenario.walBytes / scenario.requests,
-      statements: scenario.statements / scenario.requests,
+      statements: scenario.counters.statements / scenario.requests,
       diskBytes: scenario.diskBytes / scenario.requests,
     });
     const roundRatio = (top, bottom) =>
@@ -622,7 +618,7 @@ async function main() {
         ({ scenario, figures }) =>
           `| PostgreSQL, ${scenario.name} | ${figures.rps.toFixed(0)} | ${fixed(figures.cpuUs, 0)} | ${figures.instanceCpuUs.toFixed(0)} | ${figures.commits.toFixed(2)} | ${figures.walBytes.toFixed(0)} | ${figures.statements.toFixed(2)} | ${figures.diskBytes.toFixed(0)} |`,
       ),
-      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | ${((sqlite.instanceTicks * 1e6) / CLOCK_TICKS / sqlite.requests).toFixed(0)} | — | — | ${(sqlite.statements / sqlite.requests).toFixed(2)} | — |`,
+      `| SQLite, 1 instance, 1 account | ${median(sqlite.runs.map((run) => run.rps)).toFixed(0)} | — | ${((sqlite.instanceTicks * 1e6) / CLOCK_TICKS / sqlite.requests).toFixed(0)} | — | — | ${(sqlite.counters.statements / sqlite.requests).toFixed(2)} | — |`,
       `| express 5 JSON route (no database) | ${expressRps.toFixed(0)} | — | ${((expressTicks * 1e6) / CLOCK_TICKS / expressRuns.reduce((sum, run) => sum + run.requests, 0)).toFixed(0)} | — | — | — | — |`,
       "",
       "Instance CPU: utime + stime of the service processes (every thread: the main thread, the SQLite writer and reader, libuv's pool), per request; for express, its process.",
