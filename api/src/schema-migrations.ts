@@ -1,4 +1,5 @@
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
+import { USAGE_CHARGE_MIGRATIONS } from "./billing/usage-charge-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
@@ -34,4 +35,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...RETENTION_MIGRATIONS,
   ...PARTITION_MIGRATIONS,
   ...REQUEST_PATH_MIGRATIONS,
+  ...USAGE_CHARGE_MIGRATIONS,
 };

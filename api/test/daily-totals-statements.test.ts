@@ -12,6 +12,8 @@ import { bigintsAsNumbers, readDailyTotals } from "./support/usage-ledger.js";
 // writes many rows (issue 27: on PostgreSQL the totals are kept per
 // statement, migration 0014): multi-row inserts, updates that move rows
 // between days and personas, deletes; retention's deletes leave them.
+// The ledger's sums count both kinds of charge: `charge` entries (before
+// migration 0017) and usage rows' `charged_micros` (since).
 
 /** The daily totals kept, leaving out the rows that went back to 0 (a sum never has them). */
 const totals = (services: Services) => readDailyTotals(services.database, { nonZero: true });
@@ -27,10 +29,13 @@ async function sums(services: Services) {
     from usage_records group by 1, 2, 3, 4 order by 1, 2, 3, 4`.execute(services.database);
   const ledger = await sql<
     Record<string, unknown>
-  >`select account_id, substr(created_at, 1, 10) as day,
-      sum(amount_micros) as amount_micros
-    from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
-    group by 1, 2 having sum(amount_micros) <> 0 order by 1, 2`.execute(services.database);
+  >`select account_id, day, sum(amount) as amount_micros from (
+      select account_id, substr(created_at, 1, 10) as day, amount_micros as amount
+      from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
+      union all
+      select account_id, substr(created_at, 1, 10), -charged_micros
+      from usage_records where charged_micros <> 0
+    ) l group by 1, 2 having sum(amount) <> 0 order by 1, 2`.execute(services.database);
   return bigintsAsNumbers({ usage: usage.rows, ledger: ledger.rows });
 }
 
@@ -50,7 +55,7 @@ await describeEachDialect("daily totals of multi-row statements", (database) => 
   it("keeps the totals equal to the sums through inserts, updates and deletes of many rows at once", async () => {
     const rows = Array.from({ length: 60 }, (_unused, index) => {
       const customer = customers[index % 2] as StoreCustomer;
-      return usageRow(
+      const row = usageRow(
         randomUUID(),
         `2026-11-${String(10 + (index % 3)).padStart(2, "0")}T0${index % 10}:00:00.000Z`,
         {
@@ -67,6 +72,7 @@ await describeEachDialect("daily totals of multi-row statements", (database) => 
           paymentReference: null,
         },
       );
+      return { ...row, charged_micros: index % 3 === 0 ? row.cost_micros : 0 };
     });
     await services.database.insertInto("usage_records").values(rows).execute();
     await services.database
@@ -90,6 +96,7 @@ await describeEachDialect("daily totals of multi-row statements", (database) => 
       .updateTable("usage_records")
       .set((eb) => ({
         cost_micros: eb("cost_micros", "*", 2),
+        charged_micros: eb("charged_micros", "*", 2),
         status: 200,
         created_at: sql<string>`replace(created_at, '2026-11-1', '2026-11-2')`,
       }))
@@ -99,6 +106,17 @@ await describeEachDialect("daily totals of multi-row statements", (database) => 
       .updateTable("usage_records")
       .set({ persona_id: null })
       .where("input_tokens", ">", 50)
+      .execute();
+    // A charge made late (a row without one gets it), and a reversal (the cost goes, the charge stays).
+    await services.database
+      .updateTable("usage_records")
+      .set((eb) => ({ charged_micros: eb.ref("cost_micros") }))
+      .where("input_tokens", "in", [31, 32, 34])
+      .execute();
+    await services.database
+      .updateTable("usage_records")
+      .set({ cost_micros: 0, status: 503 })
+      .where("input_tokens", "in", [33, 36, 39])
       .execute();
     await services.database
       .updateTable("balance_entries")

@@ -35,15 +35,20 @@ import { readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
 const skipReason = await postgresUnavailable();
 const NOW = new Date("2026-11-23T15:00:00.000Z");
 
-/** A usage row of an account (and its charge entry when `costMicros` > 0), written directly. */
+/**
+ * A usage row of an account carrying its charge when `costMicros` > 0,
+ * written directly (with `chargeEntry`, into a database older than
+ * migration 0017: the charge a `charge` entry).
+ */
 function usage(
   database: Kysely<DatabaseSchema>,
   accountId: string,
   createdAt: string,
   costMicros: number,
+  chargeEntry = false,
 ): Promise<string> {
   const input = { accountId, costMicros, inputTokens: 3, outputTokens: 5, requestId: randomUUID() };
-  return writeChargedUsage(database, input, createdAt);
+  return writeChargedUsage(database, input, createdAt, { chargeEntry });
 }
 
 async function tableExists(database: Kysely<DatabaseSchema>, name: string): Promise<boolean> {
@@ -108,7 +113,7 @@ describe.skipIf(skipReason !== undefined)(
           ["2026-11-20T08:00:00.000Z", 3_000],
           ["2001-02-03T04:05:06.000Z", 0], // older than any partition: the default one
         ] as const) {
-          ids.push(await usage(older, accountId, day, cost));
+          ids.push(await usage(older, accountId, day, cost, true));
         }
         totalsBefore = await readDailyTotals(older);
         const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint

@@ -44,7 +44,9 @@ export interface Settlement {
 /**
  * Balances, reservations and the balance ledger (issue "No overspend under
  * concurrency"). Every change of a balance is one transaction that also
- * appends its ledger entry, so per account the ledger sums to the balance.
+ * appends its ledger entry — a `balance_entries` row, or for a request's
+ * charge its usage row (`charged_micros`, migration 0017) — so per account
+ * the ledger sums to the balance.
  * Reservations, settlements and releases are the store's ledger operations
  * (storage/ledger.ts): one conditional UPDATE holds an amount only while
  * `balance − reserved ≥ amount`, which PostgreSQL's row lock and SQLite's
@@ -212,7 +214,7 @@ export class BalanceStore {
    * Settles a served request in one transaction: ends the reservation,
    * charges the cost (never more than was reserved; when the sweeper has
    * already released the reservation, only if the spendable balance still
-   * covers it), appends the usage row and the `charge` entry. The usage row
+   * covers it), appends the usage row, which carries the charge. The usage row
    * is committed before the response is written, so every 200 a client
    * sees has its row.
    */
@@ -229,7 +231,6 @@ export class BalanceStore {
         heldMicros: reservation.amountMicros,
         costMicros,
         usage: usageRow(usageId, new Date().toISOString(), usage),
-        entryId: timeOrderedId(),
       },
       deadlineIn(this.store.timeoutMs),
     );
@@ -345,34 +346,69 @@ export class BalanceStore {
     );
   }
 
-  /** The sum of an account's ledger entries, which must equal its balance. */
+  /**
+   * The sum of an account's balance ledger in micro-units, which must equal
+   * its balance: its `balance_entries` less the charges written on its
+   * usage rows (`charged_micros`, migration 0017).
+   */
   async ledgerSum(accountId: string): Promise<number> {
-    const row = await this.database
+    const entries = await this.database
       .selectFrom("balance_entries")
       .select(sql<number>`cast(coalesce(sum(amount_micros), 0) as bigint)`.as("total"))
       .where("account_id", "=", accountId)
       .executeTakeFirstOrThrow();
-    return Number(row.total);
+    const charges = await this.database
+      .selectFrom("usage_records")
+      .select(sql<number>`cast(coalesce(sum(charged_micros), 0) as bigint)`.as("total"))
+      .where("account_id", "=", accountId)
+      .where("charged_micros", ">", 0)
+      .executeTakeFirstOrThrow();
+    return Number(entries.total) - Number(charges.total);
   }
 
-  /** The ledger of an account, oldest first. */
+  /**
+   * The balance ledger of an account, oldest first: its `balance_entries`
+   * and, as entries of kind `charge` (ID and `usageId` the usage row's,
+   * amount `-charged_micros`), its usage rows that took from the balance
+   * (migration 0017; a charge made before it is a `balance_entries` row).
+   */
   async entries(accountId: string): Promise<BalanceEntry[]> {
     const rows = await this.database
       .selectFrom("balance_entries")
       .selectAll()
       .where("account_id", "=", accountId)
-      .orderBy("created_at")
-      .orderBy("id")
       .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      kind: row.kind,
-      amountMicros: Number(row.amount_micros),
-      usageId: row.usage_id,
-      note: row.note,
-      createdAt: row.created_at,
-    }));
+    const charges = await this.database
+      .selectFrom("usage_records")
+      .select(["id", "charged_micros", "created_at"])
+      .where("account_id", "=", accountId)
+      .where("charged_micros", ">", 0)
+      .execute();
+    const entries: BalanceEntry[] = [
+      ...rows.map((row) => ({
+        id: row.id,
+        accountId: row.account_id,
+        kind: row.kind,
+        amountMicros: Number(row.amount_micros),
+        usageId: row.usage_id,
+        note: row.note,
+        createdAt: row.created_at,
+      })),
+      ...charges.map((row) => ({
+        id: row.id,
+        accountId,
+        kind: "charge" as const,
+        amountMicros: -Number(row.charged_micros),
+        usageId: row.id,
+        note: null,
+        createdAt: row.created_at,
+      })),
+    ];
+    return entries.sort(
+      (a, b) =>
+        (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) ||
+        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
   }
 
   /** Reservations currently held, of one account or all. */

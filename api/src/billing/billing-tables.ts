@@ -73,6 +73,13 @@ export interface UsageRecordsTable {
   model: string | null;
   /** The persona version that answered (migration 0010); null on older rows. */
   persona_version: number | null;
+  /**
+   * Micro-units this request took from the account's balance (migration
+   * 0017): a charge of the balance ledger, as a `charge` entry was before.
+   * Kept when a settlement is reversed (its refund is an `adjustment`);
+   * 0 for every other row, and for rows written before 0017.
+   */
+  charged_micros: number;
 }
 
 /**

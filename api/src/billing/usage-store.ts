@@ -68,7 +68,7 @@ export interface UsageReportFilter {
   byVersion?: boolean;
 }
 
-/** Maps a usage input to its row (used inside the settle transaction too). */
+/** Maps a usage input to its row (used inside the settle transaction too); nothing charged (settlement sets `charged_micros`). */
 export function usageRow(id: string, createdAt: string, usage: UsageInput): UsageRecordsTable {
   return {
     id,
@@ -87,6 +87,7 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     upstream: usage.upstream ?? null,
     model: usage.model ?? null,
     persona_version: usage.personaVersion ?? null,
+    charged_micros: 0,
   };
 }
 

@@ -114,7 +114,6 @@ export async function settle(
         heldMicros: reservation.amountMicros,
         costMicros: cost,
         usage: settledUsage,
-        entryId: timeOrderedId(),
       },
       deadline(),
     ));

@@ -29,7 +29,6 @@ describe("observeLedger", () => {
         heldMicros: 0,
         costMicros: 7,
         usage: {} as never,
-        entryId: "e",
       },
       deadline,
     );

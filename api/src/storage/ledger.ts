@@ -92,10 +92,12 @@ export interface SettleInput {
   heldMicros: number;
   /** The real cost in micro-units. */
   costMicros: number;
-  /** The usage row; its `cost_micros` is replaced by what was charged. */
+  /**
+   * The usage row; its `cost_micros` and `charged_micros` are replaced by
+   * what was charged (the row is the charge of the balance ledger,
+   * migration 0017).
+   */
   usage: UsageRecordsTable;
-  /** The id of the `charge` ledger entry, when one is written. */
-  entryId: string;
 }
 
 /** What {@link Ledger.settle} charged. */

@@ -39,7 +39,7 @@ function upsertUsage(rows: string): string {
 }
 
 /** A deleted row (alias `r`) counts unless retention removed it (0012: totals are kept for ever). */
-const NOT_RETAINED_AWAY = `not (${RETAINED_AWAY.replaceAll("old.", "r.")})`;
+export const NOT_RETAINED_AWAY = `not (${RETAINED_AWAY.replaceAll("old.", "r.")})`;
 
 /** Takes the deleted usage rows (`old_rows`) retention did not remove out of their days' totals. */
 const REMOVE_DELETED_USAGE = `update usage_daily_totals t set
@@ -80,7 +80,7 @@ const REMOVE_DELETED_ENTRIES = `update balance_daily_totals t set amount_micros 
   where t.account_id = d.account_id and t.day = d.day`;
 
 /** PostgreSQL: one function and one statement-level trigger per table and event. */
-const STATEMENT_TRIGGERS: Array<{
+export const STATEMENT_TRIGGERS: Array<{
   table: "usage_records" | "balance_entries";
   event: "insert" | "update" | "delete";
   body: string;

@@ -118,11 +118,21 @@ export async function storageStats(
     .selectFrom("usage_records")
     .select(sql<string | null>`min(created_at)`.as("oldest"))
     .executeTakeFirst();
-  const ledger = await store.database
+  const entry = await store.database
     .selectFrom("balance_entries")
     .select(sql<string | null>`min(created_at)`.as("oldest"))
     .where("kind", "<>", "carried_forward")
     .executeTakeFirst();
+  // A usage row's charge (migration 0017) is an entry of the ledger too.
+  const charge = await store.database
+    .selectFrom("usage_records")
+    .select(sql<string | null>`min(created_at)`.as("oldest"))
+    .where("charged_micros", ">", 0)
+    .executeTakeFirst();
+  const oldestEntries = [entry?.oldest, charge?.oldest].filter(
+    (oldest): oldest is string => typeof oldest === "string",
+  );
+  const ledger = { oldest: oldestEntries.length === 0 ? null : oldestEntries.sort()[0] };
   const stats: StorageStats = {
     dialect: store.dialect,
     databaseBytes: 0,

@@ -69,6 +69,49 @@ export function carriedForwardId(accountId: string, month: string): string {
   return `carried-forward:${month}:${accountId}`;
 }
 
+/** Amounts to carry forward (micro-units, signed), by `carried_forward` entry ID. */
+type CarriedSums = Map<string, { accountId: string; month: string; micros: number }>;
+
+/** Adds an amount of `accountId` dated `createdAt` (ISO 8601) to its month's sum. */
+function carry(sums: CarriedSums, accountId: string, createdAt: string, micros: number): void {
+  const month = createdAt.slice(0, 7);
+  const key = carriedForwardId(accountId, month);
+  const sum = sums.get(key) ?? { accountId, month, micros: 0 };
+  sum.micros += micros;
+  sums.set(key, sum);
+}
+
+/**
+ * Adds each sum to its month's `carried_forward` entry (made when missing),
+ * inside the caller's transaction, and notes the entry in `months`.
+ */
+async function carryForward(
+  transaction: Db,
+  sums: CarriedSums,
+  months: Set<string>,
+): Promise<void> {
+  for (const [id, sum] of sums) {
+    months.add(id);
+    await transaction
+      .insertInto("balance_entries")
+      .values({
+        id,
+        account_id: sum.accountId,
+        kind: CARRIED_FORWARD_KIND,
+        amount_micros: sum.micros,
+        usage_id: null,
+        note: `entries of ${sum.month} carried forward by usage retention`,
+        created_at: `${sum.month}-01T00:00:00.000Z`,
+      })
+      .onConflict((conflict) =>
+        conflict.column("id").doUpdateSet({
+          amount_micros: sql`balance_entries.amount_micros + excluded.amount_micros`,
+        }),
+      )
+      .execute();
+  }
+}
+
 /** What the next run would remove. */
 export interface RetentionPreview {
   /** Null when retention is off. */
@@ -163,7 +206,10 @@ export class UsageRetention {
     const database = this.store.database;
     const usage = await database
       .selectFrom("usage_records")
-      .select(sql<number>`count(*)`.as("rows"))
+      .select([
+        sql<number>`count(*)`.as("rows"),
+        sql<number>`count(case when charged_micros > 0 then 1 end)`.as("charges"),
+      ])
       .where("created_at", "<", cutoff)
       .executeTakeFirst();
     const ledger = await database
@@ -176,7 +222,8 @@ export class UsageRetention {
       days,
       cutoff,
       usageRows: Number(usage?.rows ?? 0),
-      ledgerEntries: Number(ledger?.rows ?? 0),
+      // A usage row's charge (migration 0017) is an entry of the ledger too.
+      ledgerEntries: Number(ledger?.rows ?? 0) + Number(usage?.charges ?? 0),
       archiveDir,
       partitions: (await this.droppablePartitions(database, cutoff)).map(
         (partition) => partition.name,
@@ -211,11 +258,13 @@ export class UsageRetention {
     if (this.running !== undefined) return Promise.resolve({ ...empty, cutoff, skipped: "busy" });
     const run = this.exclusively(async (database) => {
       const report: RetentionReport = { ...empty, cutoff };
+      const months = new Set<string>();
       report.partitionsCreated = await this.makePartitions(database, now);
       await this.recordCutoff(database, cutoff);
-      await this.rollUpLedger(database, cutoff, report);
-      await this.dropPartitions(database, cutoff, report);
-      await this.removeUsage(database, cutoff, report);
+      await this.rollUpLedger(database, cutoff, report, months);
+      await this.dropPartitions(database, cutoff, report, months);
+      await this.removeUsage(database, cutoff, report, months);
+      report.carriedForwardMonths = months.size;
       if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
       return report;
     }).then((report) => report ?? { ...empty, cutoff, skipped: "busy" as const });
@@ -329,7 +378,9 @@ export class UsageRetention {
 
   /**
    * PostgreSQL: archives then drops each monthly partition wholly older
-   * than the cutoff. A partition a ledger entry still refers to is left to
+   * than the cutoff, folding the charges its rows carry (`charged_micros`,
+   * migration 0017) into the month's `carried_forward` entries in the
+   * drop's transaction. A partition a ledger entry still refers to is left to
    * the batched deletes, which keep the rows referred to. Only entries that
    * are not charges can: a charge entry is dated as its usage row
    * (settlement and late charge write both from one input), so it was
@@ -345,6 +396,7 @@ export class UsageRetention {
     database: Db,
     cutoff: string,
     report: RetentionReport,
+    months: Set<string>,
   ): Promise<void> {
     for (const partition of await this.droppablePartitions(database, cutoff)) {
       if (this.stopped) return;
@@ -364,16 +416,33 @@ export class UsageRetention {
         if (day === null) break;
         from = day.end;
       }
-      const counted = await database.transaction().execute(async (transaction) => {
+      const { counted, charges } = await database.transaction().execute(async (transaction) => {
         await sql`set local max_parallel_workers_per_gather = 0`.execute(transaction);
-        return sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(transaction);
+        const rows = await sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(
+          transaction,
+        );
+        const charged = await sql<{
+          account_id: string;
+          month: string;
+          micros: string;
+          charges: string;
+        }>`select account_id, substr(created_at, 1, 7) as month, sum(charged_micros) as micros,
+            count(*) as charges
+          from ${table} where charged_micros > 0 group by 1, 2`.execute(transaction);
+        return { counted: rows, charges: charged.rows };
       });
+      // The month's charges (migration 0017) go into its carried-forward entries with the drop.
+      const sums: CarriedSums = new Map();
+      for (const charge of charges) {
+        carry(sums, charge.account_id, charge.month, -Number(charge.micros));
+      }
       for (let attempt = 1; attempt <= DROP_TRIES && !this.stopped; attempt += 1) {
         try {
           await database.transaction().execute(async (transaction) => {
             await sql
               .raw(`set local lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`)
               .execute(transaction);
+            await carryForward(transaction, sums, new Set());
             await sql`drop table ${table}`.execute(transaction);
           });
         } catch (error) {
@@ -382,6 +451,8 @@ export class UsageRetention {
           continue;
         }
         report.usageRowsRemoved += Number(counted.rows[0]?.rows ?? 0);
+        report.ledgerEntriesRolledUp += charges.reduce((sum, row) => sum + Number(row.charges), 0);
+        for (const id of sums.keys()) months.add(id);
         report.partitionsDropped.push(partition.name);
         report.batches += 1;
         break;
@@ -435,8 +506,12 @@ export class UsageRetention {
       .execute();
   }
 
-  private async rollUpLedger(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
-    const months = new Set<string>();
+  private async rollUpLedger(
+    database: Db,
+    cutoff: string,
+    report: RetentionReport,
+    months: Set<string>,
+  ): Promise<void> {
     while (!this.stopped) {
       const rolled = await database.transaction().execute(async (transaction) => {
         const entries = await transaction
@@ -449,34 +524,11 @@ export class UsageRetention {
           .limit(this.settings.batchSize)
           .execute();
         if (entries.length === 0) return 0;
-        const sums = new Map<string, { accountId: string; month: string; micros: number }>();
+        const sums: CarriedSums = new Map();
         for (const entry of entries) {
-          const month = entry.created_at.slice(0, 7);
-          const key = carriedForwardId(entry.account_id, month);
-          const sum = sums.get(key) ?? { accountId: entry.account_id, month, micros: 0 };
-          sum.micros += Number(entry.amount_micros);
-          sums.set(key, sum);
+          carry(sums, entry.account_id, entry.created_at, Number(entry.amount_micros));
         }
-        for (const [id, sum] of sums) {
-          months.add(id);
-          await transaction
-            .insertInto("balance_entries")
-            .values({
-              id,
-              account_id: sum.accountId,
-              kind: CARRIED_FORWARD_KIND,
-              amount_micros: sum.micros,
-              usage_id: null,
-              note: `entries of ${sum.month} carried forward by usage retention`,
-              created_at: `${sum.month}-01T00:00:00.000Z`,
-            })
-            .onConflict((conflict) =>
-              conflict.column("id").doUpdateSet({
-                amount_micros: sql`balance_entries.amount_micros + excluded.amount_micros`,
-              }),
-            )
-            .execute();
-        }
+        await carryForward(transaction, sums, months);
         await transaction
           .deleteFrom("balance_entries")
           .where(
@@ -492,7 +544,6 @@ export class UsageRetention {
       report.batches += 1;
       await this.pause();
     }
-    report.carriedForwardMonths = months.size;
   }
 
   /**
@@ -545,21 +596,60 @@ export class UsageRetention {
     }
   }
 
-  private async removeUsage(database: Db, cutoff: string, report: RetentionReport): Promise<void> {
+  /**
+   * Removes the usage rows older than the cutoff that nothing in the ledger
+   * refers to, a day at a time (archived first), in batches. Each batch
+   * folds the charges its rows carry (`charged_micros`, migration 0017)
+   * into their months' `carried_forward` entries in the same transaction
+   * as the delete, so the ledger's sum never moves.
+   */
+  private async removeUsage(
+    database: Db,
+    cutoff: string,
+    report: RetentionReport,
+    months: Set<string>,
+  ): Promise<void> {
     let from = "";
     while (!this.stopped) {
       const span = await this.archiveNextDay(database, from, cutoff, report);
       if (span === null) return;
       const { start: dayStart, end: dayEnd } = span;
       while (!this.stopped) {
-        const result = await sql`delete from usage_records where id in (
-            select u.id from usage_records u
+        const removed = await database.transaction().execute(async (transaction) => {
+          const { rows } = await sql<{
+            id: string;
+            account_id: string;
+            created_at: string;
+            charged_micros: number | string;
+          }>`select u.id, u.account_id, u.created_at, u.charged_micros from usage_records u
             where u.created_at >= ${dayStart} and u.created_at < ${dayEnd}
               and not exists (select 1 from balance_entries b where b.usage_id = u.id and b.kind <> 'charge')
-            order by u.created_at, u.id limit ${this.settings.batchSize})`.execute(database);
-        const removed = Number(result.numAffectedRows ?? 0);
-        if (removed === 0) break;
-        report.usageRowsRemoved += removed;
+            order by u.created_at, u.id limit ${this.settings.batchSize}`.execute(transaction);
+          if (rows.length === 0) return { rows: 0, charges: 0 };
+          const sums: CarriedSums = new Map();
+          let charges = 0;
+          for (const row of rows) {
+            const charged = Number(row.charged_micros);
+            if (charged <= 0) continue;
+            carry(sums, row.account_id, row.created_at, -charged);
+            charges += 1;
+          }
+          await carryForward(transaction, sums, months);
+          await transaction
+            .deleteFrom("usage_records")
+            .where("created_at", ">=", dayStart)
+            .where("created_at", "<", dayEnd)
+            .where(
+              "id",
+              "in",
+              rows.map((row) => row.id),
+            )
+            .execute();
+          return { rows: rows.length, charges };
+        });
+        if (removed.rows === 0) break;
+        report.usageRowsRemoved += removed.rows;
+        report.ledgerEntriesRolledUp += removed.charges;
         report.batches += 1;
         await this.pause();
       }

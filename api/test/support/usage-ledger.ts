@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
+import type { UsageRecordsTable } from "../../src/billing/billing-tables.js";
 import { type UsageInput, usageRow } from "../../src/billing/usage-store.js";
 import type { Database } from "../../src/storage/store.js";
 
-// Usage rows and ledger entries written straight into the tables, as
-// settlement and admission write them, and the daily totals the triggers
-// keep from them (issues 26 and 27), for the suites that check retention,
-// partitions and the /usage figures against known rows.
+// Usage rows written straight into the table, as settlement and
+// admission write them (a charged row carries its charge, migration
+// 0017), and the daily totals the triggers keep from them (issues 26 and
+// 27), for the suites that check retention, partitions and the /usage
+// figures against known rows.
 
 /** A usage input where only the account and the cost must be given; see {@link usageInput}. */
 export type PartialUsage = Partial<UsageInput> & Pick<UsageInput, "accountId" | "costMicros">;
@@ -43,10 +45,13 @@ export function refusedUsage(
 
 /**
  * Writes one usage row at `createdAt` (ISO 8601 UTC) directly into
- * `usage_records` and, when `costMicros` (micro-units) is above 0, its
- * `charge` entry of `-costMicros` in `balance_entries` and the same amount
- * taken off the account's `balance_micros`, so "ledger sum = balance"
- * still holds. Fields not given take {@link usageInput}'s defaults.
+ * `usage_records`, as settlement writes it: when `costMicros` (micro-units)
+ * is above 0 the row carries that charge (`charged_micros`, migration
+ * 0017) and the same amount is taken off the account's `balance_micros`,
+ * so "ledger sum = balance" still holds. With `chargeEntry`, writes as
+ * before migration 0017 (for a database migrated only that far): no
+ * `charged_micros`, the charge a `charge` entry of `-costMicros` in
+ * `balance_entries`. Fields not given take {@link usageInput}'s defaults.
  *
  * @returns The usage row's id.
  */
@@ -54,26 +59,37 @@ export async function writeChargedUsage(
   database: Database,
   usage: PartialUsage,
   createdAt: string,
+  options: { chargeEntry?: boolean } = {},
 ): Promise<string> {
   const id = randomUUID();
   const input = usageInput(usage);
+  const charged = Math.max(0, input.costMicros);
+  const row = usageRow(id, createdAt, input);
+  // Before 0017 the table has no `charged_micros` column: the row goes in without it.
+  const { charged_micros: _unwritten, ...older } = row;
   await database
     .insertInto("usage_records")
-    .values(usageRow(id, createdAt, input))
+    .values(
+      options.chargeEntry === true
+        ? (older as UsageRecordsTable)
+        : { ...row, charged_micros: charged },
+    )
     .execute();
-  if (input.costMicros <= 0) return id;
-  await database
-    .insertInto("balance_entries")
-    .values({
-      id: randomUUID(),
-      account_id: input.accountId,
-      kind: "charge",
-      amount_micros: -input.costMicros,
-      usage_id: id,
-      note: null,
-      created_at: createdAt,
-    })
-    .execute();
+  if (charged === 0) return id;
+  if (options.chargeEntry === true) {
+    await database
+      .insertInto("balance_entries")
+      .values({
+        id: randomUUID(),
+        account_id: input.accountId,
+        kind: "charge",
+        amount_micros: -charged,
+        usage_id: id,
+        note: null,
+        created_at: createdAt,
+      })
+      .execute();
+  }
   await database
     .updateTable("accounts")
     .set((eb) => ({ balance_micros: eb("balance_micros", "-", input.costMicros) }))

@@ -203,15 +203,16 @@ from decided d order by d.ord`;
 /**
  * The settlements of concurrent requests in one statement (group commit,
  * issue 14): end the reservations, charge each at most what it held,
- * write the usage rows and `charge` entries, as one durable commit.
+ * write the usage rows with their charges (`charged_micros`, migration
+ * 0017), as one durable commit.
  * Arrays, one element per settlement. The accounts are locked in key
  * order first, as admissions lock them, so the two never deadlock.
  */
 const SETTLE_BATCH_SQL = `with input as (
-  select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::int[], $12::int[], $13::int[], $14::text[], $15::text[], $16::text[],
-    $17::text[], $18::text[], $19::int[])
-  as t(reservation_id, account_id, held, cost, entry_id, usage_id, created_at, api_key_id, persona_id, endpoint,
+  select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::int[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[],
+    $16::text[], $17::text[], $18::int[])
+  as t(reservation_id, account_id, held, cost, usage_id, created_at, api_key_id, persona_id, endpoint,
     status, input_tokens, output_tokens, request_id, payment_method, payment_reference, upstream, model,
     persona_version)
 ), released as (
@@ -231,13 +232,9 @@ const SETTLE_BATCH_SQL = `with input as (
   from totals t where a.id = t.account_id and (t.charge > 0 or t.held > 0) and (select count(*) from locked) >= 0
   returning a.id
 ), usage_rows as (
-  insert into usage_records (${USAGE_COLUMNS}, upstream, model)
+  insert into usage_records (${USAGE_COLUMNS}, upstream, model, charged_micros)
   select usage_id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens,
-    charge, request_id, payment_method, payment_reference, persona_version, upstream, model from charged
-  returning id
-), entries as (
-  insert into balance_entries (id, account_id, kind, amount_micros, usage_id, note, created_at)
-  select entry_id, account_id, 'charge', -charge, usage_id, null, created_at from charged where charge > 0
+    charge, request_id, payment_method, payment_reference, persona_version, upstream, model, charge from charged
   returning id
 )
 select usage_id, was_held, charge, (select count(*) from updated) as accounts from charged`;
@@ -250,12 +247,10 @@ const LATE_CHARGE_SQL = `with charged as (
   update accounts set balance_micros = balance_micros - $2::bigint
   where id = $1::text and balance_micros - reserved_micros >= $2::bigint returning id
 ), usage_row as (
-  update usage_records set cost_micros = $2::bigint where id = $3::text and exists (select 1 from charged) returning id
-), entry as (
-  insert into balance_entries (id, account_id, kind, amount_micros, usage_id, note, created_at)
-  select $4::text, $1::text, 'charge', -$2::bigint, $3::text, null, $5::text from charged returning id
+  update usage_records set cost_micros = $2::bigint, charged_micros = $2::bigint
+  where id = $3::text and created_at = $4::text and exists (select 1 from charged) returning id
 )
-select exists (select 1 from charged) as charged, (select count(*) from usage_row) + (select count(*) from entry) as written`;
+select exists (select 1 from charged) as charged, (select count(*) from usage_row) as written`;
 
 const RELEASE_SQL = `with removed as (
   delete from balance_reservations where id = $1::text returning id
@@ -424,7 +419,6 @@ export class PostgresLedger implements Ledger {
       column((input) => input.accountId),
       column((input) => input.heldMicros),
       column((input) => input.costMicros),
-      column((input) => input.entryId),
       column((input) => input.usage.id),
       column((input) => input.usage.created_at),
       column((input) => input.usage.api_key_id),
@@ -456,13 +450,7 @@ export class PostgresLedger implements Ledger {
         const [late] = await queryWithin<{ charged: boolean }>(this.pool, deadline, {
           name: "persona_late_charge",
           text: LATE_CHARGE_SQL,
-          values: [
-            input.accountId,
-            input.costMicros,
-            input.usage.id,
-            input.entryId,
-            input.usage.created_at,
-          ],
+          values: [input.accountId, input.costMicros, input.usage.id, input.usage.created_at],
         });
         charged = late?.charged === true ? input.costMicros : 0;
       }

@@ -63,6 +63,8 @@ const USAGE_COLUMNS = [
   "model",
   // The persona version that answered (migration 0010).
   "persona_version",
+  // What the request took from the balance (migration 0017): the ledger's charge.
+  "charged_micros",
 ] as const;
 
 const INSERT_USAGE_SQL = `insert into usage_records (${USAGE_COLUMNS.join(", ")}) values (${USAGE_COLUMNS.map(() => "?").join(", ")})`;
@@ -182,12 +184,9 @@ export class SqliteLedger {
             ).run(charge, input.accountId, charge);
       if (updated.changes === 0) charge = 0;
     }
-    this.prepare(INSERT_USAGE_SQL).run(usageValues({ ...input.usage, cost_micros: charge }));
-    if (charge > 0) {
-      this.prepare(
-        "insert into balance_entries (id, account_id, kind, amount_micros, usage_id, note, created_at) values (?, ?, 'charge', ?, ?, null, ?)",
-      ).run(input.entryId, input.accountId, -charge, input.usage.id, input.usage.created_at);
-    }
+    this.prepare(INSERT_USAGE_SQL).run(
+      usageValues({ ...input.usage, cost_micros: charge, charged_micros: charge }),
+    );
     return { chargedMicros: charge };
   }
 
