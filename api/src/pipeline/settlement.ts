@@ -53,7 +53,7 @@ function usageOf(
  * The settle stage (issue "No overspend under concurrency"; issue 14): a
  * served request is charged its real cost — provider-reported tokens × the
  * answering target's price, never more than was held — in one transaction with its
- * usage row and `charge` entry, group-committed with its neighbours and on
+ * usage row (which carries the charge), group-committed with its neighbours and on
  * disk before the response is written; an x402 request's payment is
  * settled with the facilitator (`PAYMENT-RESPONSE`) and its usage row
  * written. Charges are counted in the metrics here, where money moves.

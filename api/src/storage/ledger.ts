@@ -23,7 +23,8 @@ export interface Ledger {
   admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome>;
   /**
    * Ends a reservation and charges the cost in one transaction with the
-   * usage row and the `charge` entry: never more than was held; when the
+   * usage row, which carries the charge (`charged_micros`, migration 0017):
+   * never more than was held; when the
    * reservation was already released (swept), only if the spendable
    * balance still covers it. Durable (on disk) when it resolves.
    */

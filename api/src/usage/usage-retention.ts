@@ -382,8 +382,8 @@ export class UsageRetention {
    * migration 0017) into the month's `carried_forward` entries in the
    * drop's transaction. A partition a ledger entry still refers to is left to
    * the batched deletes, which keep the rows referred to. Only entries that
-   * are not charges can: a charge entry is dated as its usage row
-   * (settlement and late charge write both from one input), so it was
+   * are not charges can: a charge entry (before migration 0017) is dated
+   * as its usage row (settlement and late charge wrote both from one input), so it was
    * rolled up with the month; a refund (`adjustment`) is dated when it is
    * made. So the check reads the non-charge entries that refer to usage
    * (partial index `balance_entries_usage_refs`, migration 0013), not the
