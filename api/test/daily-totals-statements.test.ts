@@ -6,7 +6,7 @@ import type { Services } from "../src/services.js";
 import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
-import { bigintsAsNumbers, readDailyTotals } from "./support/usage-ledger.js";
+import { bigintsAsNumbers, ledgerSumsByDay, readDailyTotals } from "./support/usage-ledger.js";
 
 // The daily totals stay exactly the sums of the rows when one statement
 // writes many rows (issue 27: on PostgreSQL the totals are kept per
@@ -27,16 +27,7 @@ async function sums(services: Services) {
       sum(case when status = 200 then 1 else 0 end) as served, sum(input_tokens) as input_tokens,
       sum(output_tokens) as output_tokens, sum(cost_micros) as cost_micros
     from usage_records group by 1, 2, 3, 4 order by 1, 2, 3, 4`.execute(services.database);
-  const ledger = await sql<
-    Record<string, unknown>
-  >`select account_id, day, sum(amount) as amount_micros from (
-      select account_id, substr(created_at, 1, 10) as day, amount_micros as amount
-      from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
-      union all
-      select account_id, substr(created_at, 1, 10), -charged_micros
-      from usage_records where charged_micros <> 0
-    ) l group by 1, 2 having sum(amount) <> 0 order by 1, 2`.execute(services.database);
-  return bigintsAsNumbers({ usage: usage.rows, ledger: ledger.rows });
+  return { usage: bigintsAsNumbers(usage.rows), ledger: await ledgerSumsByDay(services.database) };
 }
 
 await describeEachDialect("daily totals of multi-row statements", (database) => {

@@ -1,12 +1,10 @@
 import { randomUUID } from "node:crypto";
-import Sqlite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import pg from "pg";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
 import { migrateToLatest } from "../src/storage/migrations.js";
-import { describeEachDialect, type SuiteDatabase } from "./support/test-databases.js";
+import { describeEachDialect, openRawDatabase } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
 
 const TRAITS = JSON.stringify({ behaviouralGuidelines: { role: "a garden guide" } });
@@ -15,15 +13,6 @@ const TRAITS = JSON.stringify({ behaviouralGuidelines: { role: "a garden guide" 
 const BEFORE_VERSIONS = Object.fromEntries(
   Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0010"),
 );
-
-function rawDatabase(database: SuiteDatabase): Kysely<unknown> {
-  return new Kysely({
-    dialect:
-      database.dialect === "sqlite"
-        ? new SqliteDialect({ database: new Sqlite(database.url) })
-        : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
-  });
-}
 
 await describeEachDialect("migration 0010: persona versions", (database) => {
   let services: Services | undefined;
@@ -42,7 +31,7 @@ await describeEachDialect("migration 0010: persona versions", (database) => {
 
   beforeAll(async () => {
     // A database at 0008, with personas and a usage row written before versions.
-    const raw = rawDatabase(database);
+    const raw = openRawDatabase(database);
     try {
       await migrateToLatest(raw, BEFORE_VERSIONS);
       const typed = raw as Kysely<Record<string, Record<string, unknown>>>;

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import Sqlite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
@@ -9,9 +7,14 @@ import { migrateToLatest } from "../src/storage/migrations.js";
 import type { DatabaseSchema } from "../src/storage/schema.js";
 import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
 import { UsageRetention } from "../src/usage/usage-retention.js";
-import { describeEachDialect, type SuiteDatabase } from "./support/test-databases.js";
+import { describeEachDialect, openRawDatabase } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
-import { bigintsAsNumbers, readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
+import {
+  bigintsAsNumbers,
+  ledgerSumsByDay,
+  readDailyTotals,
+  writeChargedUsage,
+} from "./support/usage-ledger.js";
 
 // Migration 0017 (issue 27, WAL per request): a request's charge is
 // written on its usage row (`charged_micros`) instead of in a `charge`
@@ -25,28 +28,6 @@ const BEFORE_USAGE_CHARGES = Object.fromEntries(
   Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0017"),
 );
 
-function rawDatabase(database: SuiteDatabase): Kysely<DatabaseSchema> {
-  return new Kysely({
-    dialect:
-      database.dialect === "sqlite"
-        ? new SqliteDialect({ database: new Sqlite(database.url) })
-        : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
-  });
-}
-
-/** The daily ledger sums computed from the rows: entries (not carried forward) and usage charges. */
-async function ledgerSumsByDay(services: Services) {
-  const { rows } = await sql<Record<string, unknown>>`select account_id, day,
-      sum(amount) as amount_micros from (
-      select account_id, substr(created_at, 1, 10) as day, amount_micros as amount
-      from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
-      union all
-      select account_id, substr(created_at, 1, 10), -charged_micros
-      from usage_records where charged_micros <> 0
-    ) l group by 1, 2 having sum(amount) <> 0 order by 1, 2`.execute(services.database);
-  return bigintsAsNumbers(rows);
-}
-
 const TODAY = new Date().toISOString().slice(0, 10);
 
 await describeEachDialect("migration 0017: charges on usage rows", (database) => {
@@ -57,7 +38,7 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
 
   beforeAll(async () => {
     // A database at 0016 whose account paid two requests: each charge a `charge` entry.
-    const raw = rawDatabase(database);
+    const raw = openRawDatabase<DatabaseSchema>(database);
     try {
       await migrateToLatest(raw as unknown as Kysely<unknown>, BEFORE_USAGE_CHARGES);
       await raw
@@ -164,7 +145,7 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
       ["charge", -300, settled[1]],
     ]);
     expect((await readDailyTotals(services.database, { nonZero: true })).ledger).toEqual(
-      await ledgerSumsByDay(services),
+      await ledgerSumsByDay(services.database),
     );
   });
 
@@ -183,7 +164,7 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
       ["adjustment", 400],
     ]);
     expect((await readDailyTotals(services.database, { nonZero: true })).ledger).toEqual(
-      await ledgerSumsByDay(services),
+      await ledgerSumsByDay(services.database),
     );
   });
 

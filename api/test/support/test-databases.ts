@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Sqlite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
 import type { DatabaseDialect } from "../../src/storage/database.js";
@@ -162,4 +164,18 @@ export async function describeEachDialect(
       body(database);
     });
   }
+}
+
+/**
+ * A bare kysely connection to a suite's database (no migrations run, no
+ * service): for writing a database as an older version left it, before the
+ * store opens it. One connection; `destroy()` it when done.
+ */
+export function openRawDatabase<Schema = unknown>(database: TestDatabase): Kysely<Schema> {
+  return new Kysely<Schema>({
+    dialect:
+      database.dialect === "sqlite"
+        ? new SqliteDialect({ database: new Sqlite(database.url) })
+        : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
+  });
 }

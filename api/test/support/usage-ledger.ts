@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import type { UsageRecordsTable } from "../../src/billing/billing-tables.js";
 import { type UsageInput, usageRow } from "../../src/billing/usage-store.js";
 import type { Database } from "../../src/storage/store.js";
+import { CARRIED_FORWARD_KIND } from "../../src/usage/retention-migration.js";
 
 // Usage rows written straight into the table, as settlement and
 // admission write them (a charged row carries its charge, migration
@@ -143,4 +145,22 @@ export async function readDailyTotals(
       .execute(),
     ledger: await ledger.orderBy("account_id").orderBy("day").execute(),
   });
+}
+
+/**
+ * The balance ledger's sum per account and UTC day computed from the rows
+ * themselves — `balance_entries` (not carried forward) and the usage rows'
+ * charges (`-charged_micros`, migration 0017) — leaving out days that sum
+ * to 0, bigints as numbers: what `balance_daily_totals` must hold.
+ */
+export async function ledgerSumsByDay(database: Database): Promise<Record<string, unknown>[]> {
+  const { rows } = await sql<Record<string, unknown>>`select account_id, day,
+      sum(amount) as amount_micros from (
+      select account_id, substr(created_at, 1, 10) as day, amount_micros as amount
+      from balance_entries where kind <> ${CARRIED_FORWARD_KIND}
+      union all
+      select account_id, substr(created_at, 1, 10), -charged_micros
+      from usage_records where charged_micros <> 0
+    ) l group by 1, 2 having sum(amount) <> 0 order by 1, 2`.execute(database);
+  return bigintsAsNumbers(rows);
 }
