@@ -83,15 +83,10 @@ function carry(sums: CarriedSums, accountId: string, createdAt: string, micros: 
 
 /**
  * Adds each sum to its month's `carried_forward` entry (made when missing),
- * inside the caller's transaction, and notes the entry in `months`.
+ * inside the caller's transaction.
  */
-async function carryForward(
-  transaction: Db,
-  sums: CarriedSums,
-  months: Set<string>,
-): Promise<void> {
+async function carryForward(transaction: Db, sums: CarriedSums): Promise<void> {
   for (const [id, sum] of sums) {
-    months.add(id);
     await transaction
       .insertInto("balance_entries")
       .values({
@@ -442,7 +437,7 @@ export class UsageRetention {
             await sql
               .raw(`set local lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`)
               .execute(transaction);
-            await carryForward(transaction, sums, new Set());
+            await carryForward(transaction, sums);
             await sql`drop table ${table}`.execute(transaction);
           });
         } catch (error) {
@@ -523,12 +518,12 @@ export class UsageRetention {
           .orderBy("id")
           .limit(this.settings.batchSize)
           .execute();
-        if (entries.length === 0) return 0;
+        if (entries.length === 0) return { rolled: 0, months: [] };
         const sums: CarriedSums = new Map();
         for (const entry of entries) {
           carry(sums, entry.account_id, entry.created_at, Number(entry.amount_micros));
         }
-        await carryForward(transaction, sums, months);
+        await carryForward(transaction, sums);
         await transaction
           .deleteFrom("balance_entries")
           .where(
@@ -537,10 +532,11 @@ export class UsageRetention {
             entries.map((entry) => entry.id),
           )
           .execute();
-        return entries.length;
+        return { rolled: entries.length, months: [...sums.keys()] };
       });
-      if (rolled === 0) break;
-      report.ledgerEntriesRolledUp += rolled;
+      if (rolled.rolled === 0) break;
+      for (const id of rolled.months) months.add(id);
+      report.ledgerEntriesRolledUp += rolled.rolled;
       report.batches += 1;
       await this.pause();
     }
@@ -625,7 +621,7 @@ export class UsageRetention {
             where u.created_at >= ${dayStart} and u.created_at < ${dayEnd}
               and not exists (select 1 from balance_entries b where b.usage_id = u.id and b.kind <> 'charge')
             order by u.created_at, u.id limit ${this.settings.batchSize}`.execute(transaction);
-          if (rows.length === 0) return { rows: 0, charges: 0 };
+          if (rows.length === 0) return { rows: 0, charges: 0, months: [] };
           const sums: CarriedSums = new Map();
           let charges = 0;
           for (const row of rows) {
@@ -634,7 +630,7 @@ export class UsageRetention {
             carry(sums, row.account_id, row.created_at, -charged);
             charges += 1;
           }
-          await carryForward(transaction, sums, months);
+          await carryForward(transaction, sums);
           await transaction
             .deleteFrom("usage_records")
             .where("created_at", ">=", dayStart)
@@ -645,9 +641,10 @@ export class UsageRetention {
               rows.map((row) => row.id),
             )
             .execute();
-          return { rows: rows.length, charges };
+          return { rows: rows.length, charges, months: [...sums.keys()] };
         });
         if (removed.rows === 0) break;
+        for (const id of removed.months) months.add(id);
         report.usageRowsRemoved += removed.rows;
         report.ledgerEntriesRolledUp += removed.charges;
         report.batches += 1;
