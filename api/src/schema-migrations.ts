@@ -12,6 +12,7 @@ import type { SchemaMigrations } from "./storage/migrations.js";
 import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
 import { PARTITION_MIGRATIONS } from "./usage/partition-migration.js";
+import { REQUEST_INDEX_MIGRATIONS } from "./usage/request-index-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
 import { USAGE_MIGRATIONS } from "./usage/usage-migration.js";
 
@@ -36,4 +37,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PARTITION_MIGRATIONS,
   ...REQUEST_PATH_MIGRATIONS,
   ...USAGE_CHARGE_MIGRATIONS,
+  ...REQUEST_INDEX_MIGRATIONS,
 };

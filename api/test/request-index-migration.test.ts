@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
+import type { Services } from "../src/services.js";
+import { migrateToLatest } from "../src/storage/migrations.js";
+import type { DatabaseSchema } from "../src/storage/schema.js";
+import {
+  describeEachDialect,
+  openRawDatabase,
+  type SuiteDatabase,
+} from "./support/test-databases.js";
+import { closeStore, openStore } from "./support/test-store.js";
+import { writeChargedUsage } from "./support/usage-ledger.js";
+
+// Migration 0018 (issue 27, WAL per request): the index on usage rows'
+// `request_id` goes, on the table and (PostgreSQL) on every partition of
+// it; rows written before keep their request IDs and are still found by them.
+
+/** The migrations before 0018. */
+const BEFORE_0018 = Object.fromEntries(
+  Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0018"),
+);
+
+/** Names of the indexes on `usage_records` (and its partitions) whose definition names `request_id`. */
+async function requestIdIndexes(database: SuiteDatabase): Promise<string[]> {
+  const raw = openRawDatabase(database);
+  try {
+    const rows =
+      database.dialect === "sqlite"
+        ? await sql<{ name: string }>`select name from sqlite_master
+            where type = 'index' and tbl_name = 'usage_records' and sql like '%request_id%'`.execute(
+            raw,
+          )
+        : await sql<{ name: string }>`select indexname as name from pg_indexes
+            where tablename like 'usage_records%' and indexdef like '%request_id%'`.execute(raw);
+    return rows.rows.map((row) => row.name).sort();
+  } finally {
+    await raw.destroy();
+  }
+}
+
+await describeEachDialect("migration 0018: no index on usage rows' request IDs", (database) => {
+  let services: Services | undefined;
+  const accountId = randomUUID();
+  let indexesBefore: string[] = [];
+
+  beforeAll(async () => {
+    const raw = openRawDatabase<DatabaseSchema>(database);
+    try {
+      await migrateToLatest(raw as unknown as Kysely<unknown>, BEFORE_0018);
+      await raw
+        .insertInto("accounts")
+        .values({
+          id: accountId,
+          name: "Before 0018",
+          status: "active",
+          created_at: "2026-11-01T00:00:00.000Z",
+          balance_micros: 10_000,
+        })
+        .execute();
+      await writeChargedUsage(
+        raw,
+        { accountId, costMicros: 1_000, requestId: "support-case-42" },
+        new Date().toISOString(),
+      );
+    } finally {
+      await raw.destroy();
+    }
+    indexesBefore = await requestIdIndexes(database);
+    services = await openStore(database.url);
+  });
+
+  afterAll(async () => {
+    if (services !== undefined) await closeStore(services);
+  });
+
+  it("drops the index, on every partition too, and rows are still found by request ID", async () => {
+    expect(indexesBefore).toContain("usage_records_request_id");
+    if (database.dialect === "postgres") {
+      // The month partitions of migration 0013 had their own copy of it.
+      expect(indexesBefore.length).toBeGreaterThan(1);
+    }
+    expect(await requestIdIndexes(database)).toEqual([]);
+    const rows = await services?.billing.usage.findByRequestIds(["support-case-42"]);
+    expect(rows?.map((row) => [row.accountId, row.costMicros])).toEqual([[accountId, 1_000]]);
+  });
+});
