@@ -11,6 +11,7 @@ import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
+import { DAILY_CHARGES_MIGRATIONS } from "./usage/daily-charges-migration.js";
 import { PARTITION_MIGRATIONS } from "./usage/partition-migration.js";
 import { REQUEST_INDEX_MIGRATIONS } from "./usage/request-index-migration.js";
 import { RETENTION_MIGRATIONS } from "./usage/retention-migration.js";
@@ -38,4 +39,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...REQUEST_PATH_MIGRATIONS,
   ...USAGE_CHARGE_MIGRATIONS,
   ...REQUEST_INDEX_MIGRATIONS,
+  ...DAILY_CHARGES_MIGRATIONS,
 };

@@ -6,33 +6,50 @@ import type { SchemaMigrations } from "./migrations.js";
 const USAGE_KEY =
   "r.account_id, substr(r.created_at, 1, 10), coalesce(r.persona_id, ''), r.endpoint";
 
-/** A usage row's contributions (`sign` 1 adds, -1 takes out), over the alias `r`. */
-function usageContributions(sign: 1 | -1): string {
-  return [
-    `${sign} as requests`,
-    `${sign} * (case when r.status = 200 then 1 else 0 end) as served`,
-    `${sign} * r.input_tokens::bigint as input_tokens`,
-    `${sign} * r.output_tokens::bigint as output_tokens`,
-    `${sign} * r.cost_micros::bigint as cost_micros`,
-  ].join(", ");
-}
+/**
+ * The sums a usage row adds to its day's totals row, each as SQL over the
+ * alias `r`: the five of migration 0008, and `charged_micros` since 0019.
+ */
+const USAGE_SUM_OF = {
+  requests: "1",
+  served: "(case when r.status = 200 then 1 else 0 end)",
+  input_tokens: "r.input_tokens::bigint",
+  output_tokens: "r.output_tokens::bigint",
+  cost_micros: "r.cost_micros::bigint",
+  charged_micros: "r.charged_micros::bigint",
+} as const;
 
-const USAGE_SUMS = ["requests", "served", "input_tokens", "output_tokens", "cost_micros"];
+/** A column of `usage_daily_totals` that sums its usage rows. */
+export type UsageSum = keyof typeof USAGE_SUM_OF;
+
+/** The sums of migration 0008 (and 0014's triggers). */
+export const USAGE_SUMS: readonly UsageSum[] = [
+  "requests",
+  "served",
+  "input_tokens",
+  "output_tokens",
+  "cost_micros",
+];
+
+/** A usage row's contributions to `sums` (`sign` 1 adds, -1 takes out), over the alias `r`. */
+function usageContributions(sums: readonly UsageSum[], sign: 1 | -1): string {
+  return sums.map((column) => `${sign} * ${USAGE_SUM_OF[column]} as ${column}`).join(", ");
+}
 
 /**
  * Adds the signed contributions of `rows` (a select of key columns
- * `account_id, day, persona_id, endpoint` and {@link USAGE_SUMS}) to the
- * daily totals: one upsert, rows taken in key order so concurrent
- * statements lock the totals rows in the same order.
+ * `account_id, day, persona_id, endpoint` and `sums`) to the daily totals:
+ * one upsert, rows taken in key order so concurrent statements lock the
+ * totals rows in the same order.
  */
-function upsertUsage(rows: string): string {
-  const sums = USAGE_SUMS.map((column) => `sum(${column})`).join(", ");
-  const updates = USAGE_SUMS.map(
-    (column) => `${column} = usage_daily_totals.${column} + excluded.${column}`,
-  ).join(", ");
-  return `insert into usage_daily_totals (account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
-    select account_id, day, persona_id, endpoint, ${sums}
-    from (${rows}) d(account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
+function upsertUsage(sums: readonly UsageSum[], rows: string): string {
+  const summed = sums.map((column) => `sum(${column})`).join(", ");
+  const updates = sums
+    .map((column) => `${column} = usage_daily_totals.${column} + excluded.${column}`)
+    .join(", ");
+  return `insert into usage_daily_totals (account_id, day, persona_id, endpoint, ${sums.join(", ")})
+    select account_id, day, persona_id, endpoint, ${summed}
+    from (${rows}) d(account_id, day, persona_id, endpoint, ${sums.join(", ")})
     group by account_id, day, persona_id, endpoint
     order by account_id, day, persona_id, endpoint
     on conflict (account_id, day, persona_id, endpoint) do update set ${updates}`;
@@ -42,17 +59,40 @@ function upsertUsage(rows: string): string {
 export const NOT_RETAINED_AWAY = `not (${RETAINED_AWAY.replaceAll("old.", "r.")})`;
 
 /** Takes the deleted usage rows (`old_rows`) retention did not remove out of their days' totals. */
-const REMOVE_DELETED_USAGE = `update usage_daily_totals t set
-    requests = t.requests - d.requests, served = t.served - d.served,
-    input_tokens = t.input_tokens - d.input_tokens, output_tokens = t.output_tokens - d.output_tokens,
-    cost_micros = t.cost_micros - d.cost_micros
+function removeDeletedUsage(sums: readonly UsageSum[]): string {
+  return `update usage_daily_totals t set
+    ${sums.map((column) => `${column} = t.${column} - d.${column}`).join(", ")}
   from (
-    select ${USAGE_KEY}, count(*), sum(case when r.status = 200 then 1 else 0 end),
-      sum(r.input_tokens), sum(r.output_tokens), sum(r.cost_micros)
+    select ${USAGE_KEY}, ${sums.map((column) => `sum(${USAGE_SUM_OF[column]})`).join(", ")}
     from old_rows r where ${NOT_RETAINED_AWAY}
     group by 1, 2, 3, 4
-  ) d(account_id, day, persona_id, endpoint, ${USAGE_SUMS.join(", ")})
+  ) d(account_id, day, persona_id, endpoint, ${sums.join(", ")})
   where t.account_id = d.account_id and t.day = d.day and t.persona_id = d.persona_id and t.endpoint = d.endpoint`;
+}
+
+/**
+ * PostgreSQL: the bodies of the `usage_records` statement triggers, by
+ * event, keeping `sums` of `usage_daily_totals` (0014: the five of 0008;
+ * 0019: with `charged_micros`).
+ */
+export function usageTriggerBodies(
+  sums: readonly UsageSum[],
+): Record<"insert" | "update" | "delete", string> {
+  return {
+    insert: upsertUsage(
+      sums,
+      `select ${USAGE_KEY}, ${usageContributions(sums, 1)} from new_rows r`,
+    ),
+    update: upsertUsage(
+      sums,
+      `select ${USAGE_KEY}, ${usageContributions(sums, 1)} from new_rows r
+       union all select ${USAGE_KEY}, ${usageContributions(sums, -1)} from old_rows r`,
+    ),
+    delete: removeDeletedUsage(sums),
+  };
+}
+
+const USAGE_BODIES_0014 = usageTriggerBodies(USAGE_SUMS);
 
 /** The day's ledger sum of each entry of `rows` (alias `r`) that is not carried forward, signed. */
 function entryContributions(rows: string, sign: 1 | -1): string {
@@ -85,20 +125,9 @@ export const STATEMENT_TRIGGERS: Array<{
   event: "insert" | "update" | "delete";
   body: string;
 }> = [
-  {
-    table: "usage_records",
-    event: "insert",
-    body: upsertUsage(`select ${USAGE_KEY}, ${usageContributions(1)} from new_rows r`),
-  },
-  {
-    table: "usage_records",
-    event: "update",
-    body: upsertUsage(
-      `select ${USAGE_KEY}, ${usageContributions(1)} from new_rows r
-       union all select ${USAGE_KEY}, ${usageContributions(-1)} from old_rows r`,
-    ),
-  },
-  { table: "usage_records", event: "delete", body: REMOVE_DELETED_USAGE },
+  { table: "usage_records", event: "insert", body: USAGE_BODIES_0014.insert },
+  { table: "usage_records", event: "update", body: USAGE_BODIES_0014.update },
+  { table: "usage_records", event: "delete", body: USAGE_BODIES_0014.delete },
   {
     table: "balance_entries",
     event: "insert",

@@ -63,7 +63,8 @@ export function periodDays(now: number, count = USAGE_PAGE_DAYS): string[] {
  * Reads an account's usage and balance for the `/usage` page: the last
  * {@link USAGE_PAGE_DAYS} UTC days of usage rows summed per day, persona
  * and endpoint, and the balance at the end of each day (the balance now,
- * less what the ledger entries after that day added).
+ * less what the ledger added after that day: its entries' daily sums, less
+ * the day's usage charges, migration 0019).
  *
  * Bounded and indexed: it reads the daily totals that triggers keep
  * (migration 0008), a primary-key range of at most days × personas ×
@@ -99,10 +100,11 @@ export async function readUsageSummary(
         "input_tokens",
         "output_tokens",
         "cost_micros",
+        "charged_micros",
       ])
       .where("account_id", "=", accountId)
       .where("day", ">=", firstDay)
-      .where("requests", ">", 0)
+      .where((eb) => eb.or([eb("requests", ">", 0), eb("charged_micros", "<>", 0)]))
       .execute(),
     database
       .selectFrom("balance_daily_totals")
@@ -112,16 +114,18 @@ export async function readUsageSummary(
       .execute(),
   ]);
 
-  const lines: UsageDayLine[] = usageRows.map((row) => ({
-    day: row.day,
-    personaId: row.persona_id === "" ? null : row.persona_id,
-    endpoint: row.endpoint as Endpoint,
-    requests: Number(row.requests),
-    served: Number(row.served),
-    inputTokens: Number(row.input_tokens),
-    outputTokens: Number(row.output_tokens),
-    costMicros: Number(row.cost_micros),
-  }));
+  const lines: UsageDayLine[] = usageRows
+    .filter((row) => Number(row.requests) > 0)
+    .map((row) => ({
+      day: row.day,
+      personaId: row.persona_id === "" ? null : row.persona_id,
+      endpoint: row.endpoint as Endpoint,
+      requests: Number(row.requests),
+      served: Number(row.served),
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      costMicros: Number(row.cost_micros),
+    }));
   lines.sort(
     (a, b) =>
       a.day.localeCompare(b.day) ||
@@ -142,8 +146,12 @@ export async function readUsageSummary(
     for (const persona of personas) personaNames.set(persona.id, persona.name);
   }
 
-  // Walk back from the balance now: the end of a day is the next day's end less that day's entries.
+  // Walk back from the balance now: the end of a day is the next day's end less what that day
+  // added: its entries (and charges of 0017–0019), less its usage charges since 0019.
   const addedOn = new Map(entryRows.map((row) => [row.day, Number(row.amount_micros)]));
+  for (const row of usageRows) {
+    addedOn.set(row.day, (addedOn.get(row.day) ?? 0) - Number(row.charged_micros));
+  }
   const balanceMicros = Number(account.balance_micros);
   const balanceCourse: BalancePoint[] = [];
   let balance = balanceMicros;

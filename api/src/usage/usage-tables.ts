@@ -23,9 +23,20 @@ export interface UsageDailyTotalsTable {
   input_tokens: number;
   output_tokens: number;
   cost_micros: number;
+  /**
+   * The charges of the day's usage rows (`usage_records.charged_micros`)
+   * written or changed since migration 0019; a charge taken out counts
+   * negative. The day's ledger sum is `balance_daily_totals.amount_micros`
+   * minus the day's `charged_micros` (usage/daily-charges-migration.ts).
+   */
+  charged_micros: number;
 }
 
-/** The sum of an account's ledger entries of one day (signed micro-units). */
+/**
+ * The sum of an account's ledger entries of one day (signed micro-units),
+ * and of the charges of usage rows written between migrations 0017 and
+ * 0019 (later ones: {@link UsageDailyTotalsTable.charged_micros}).
+ */
 export interface BalanceDailyTotalsTable {
   account_id: string;
   day: string;

@@ -114,44 +114,74 @@ export function bigintsAsNumbers<T>(value: T): T {
 
 /** The rows of both daily-totals tables, as {@link readDailyTotals} returns them. */
 export interface DailyTotals {
-  /** `usage_daily_totals` by account, day, persona and endpoint. */
+  /** `usage_daily_totals` by account, day, persona and endpoint, without `charged_micros`. */
   usage: Record<string, unknown>[];
-  /** `balance_daily_totals` by account and day; amounts in micro-units. */
+  /**
+   * The ledger's sum per account and day as the totals hold it:
+   * `balance_daily_totals`, less the usage totals' `charged_micros` of the
+   * day (migration 0019), by account and day; amounts in micro-units.
+   */
   ledger: Record<string, unknown>[];
+}
+
+/** Orders rows by account and day (code-unit order: the same for both dialects and every collation). */
+function byAccountAndDay<Row extends Record<string, unknown>>(rows: Row[]): Row[] {
+  const key = (row: Row) => `${String(row.account_id)}\u0000${String(row.day)}`;
+  return rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /**
  * Reads `usage_daily_totals` and `balance_daily_totals` whole, in key
- * order, bigints as numbers. With `nonZero`, leaves out the rows whose
- * counts have gone back to 0 (no requests; a net ledger amount of 0), which
- * a sum over the rows themselves would not produce.
+ * order, bigints as numbers; the usage rows' charges (0019) are counted in
+ * `ledger`, so a database migrated before 0019 and one after compare
+ * equal when their sums are. With `nonZero`, leaves out the rows whose
+ * counts have gone back to 0 (no requests; a net ledger amount of 0),
+ * which a sum over the rows themselves would not produce.
  */
 export async function readDailyTotals(
   database: Database,
   options: { nonZero?: boolean } = {},
 ): Promise<DailyTotals> {
-  let usage = database.selectFrom("usage_daily_totals").selectAll();
-  let ledger = database.selectFrom("balance_daily_totals").selectAll();
-  if (options.nonZero === true) {
-    usage = usage.where("requests", "<>", 0);
-    ledger = ledger.where("amount_micros", "<>", 0);
-  }
-  return bigintsAsNumbers({
-    usage: await usage
+  const usageRows = bigintsAsNumbers(
+    (await database
+      .selectFrom("usage_daily_totals")
+      .selectAll()
       .orderBy("account_id")
       .orderBy("day")
       .orderBy("persona_id")
       .orderBy("endpoint")
-      .execute(),
-    ledger: await ledger.orderBy("account_id").orderBy("day").execute(),
-  });
+      .execute()) as Array<Record<string, unknown>>,
+  );
+  const entryRows = bigintsAsNumbers(
+    (await database
+      .selectFrom("balance_daily_totals")
+      .selectAll()
+      .orderBy("account_id")
+      .orderBy("day")
+      .execute()) as Array<Record<string, unknown>>,
+  );
+  const sums = new Map<string, Record<string, unknown>>();
+  for (const row of entryRows) sums.set(`${row.account_id}/${row.day}`, { ...row });
+  const usage: Record<string, unknown>[] = [];
+  for (const { charged_micros: charged, ...row } of usageRows) {
+    if (options.nonZero !== true || row.requests !== 0) usage.push(row);
+    if (charged === undefined || charged === 0) continue;
+    const key = `${row.account_id}/${row.day}`;
+    const sum = sums.get(key) ?? { account_id: row.account_id, day: row.day, amount_micros: 0 };
+    sums.set(key, { ...sum, amount_micros: Number(sum.amount_micros) - Number(charged) });
+  }
+  const ledger = byAccountAndDay([...sums.values()]).filter(
+    (row) => options.nonZero !== true || row.amount_micros !== 0,
+  );
+  return { usage, ledger };
 }
 
 /**
  * The balance ledger's sum per account and UTC day computed from the rows
  * themselves — `balance_entries` (not carried forward) and the usage rows'
  * charges (`-charged_micros`, migration 0017) — leaving out days that sum
- * to 0, bigints as numbers: what `balance_daily_totals` must hold.
+ * to 0, bigints as numbers, in {@link readDailyTotals}' order: what the
+ * daily totals must hold (its `ledger` with `nonZero`).
  */
 export async function ledgerSumsByDay(database: Database): Promise<Record<string, unknown>[]> {
   const { rows } = await sql<Record<string, unknown>>`select account_id, day,
@@ -161,6 +191,6 @@ export async function ledgerSumsByDay(database: Database): Promise<Record<string
       union all
       select account_id, substr(created_at, 1, 10), -charged_micros
       from usage_records where charged_micros <> 0
-    ) l group by 1, 2 having sum(amount) <> 0 order by 1, 2`.execute(database);
-  return bigintsAsNumbers(rows);
+    ) l group by 1, 2 having sum(amount) <> 0`.execute(database);
+  return byAccountAndDay(bigintsAsNumbers(rows));
 }
