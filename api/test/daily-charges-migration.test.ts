@@ -1,16 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
-import { migrateToLatest } from "../src/storage/migrations.js";
-import type { DatabaseSchema } from "../src/storage/schema.js";
 import type { Database } from "../src/storage/store.js";
 import { readUsageSummary } from "../src/usage/usage-summary.js";
-import { describeEachDialect, openRawDatabase } from "./support/test-databases.js";
+import { describeEachDialect, writeOlderDatabase } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
 import {
   bigintsAsNumbers,
+  insertFundedAccount,
   ledgerSumsByDay,
   readDailyTotals,
   writeChargedUsage,
@@ -23,11 +20,6 @@ import {
 // charges) stays exact through new rows, late charges and deletes of rows
 // from either side of the upgrade, and the /usage balance course walks back
 // by it.
-
-/** The migrations before 0019: usage charges summed in `balance_daily_totals` (0017). */
-const BEFORE_0019 = Object.fromEntries(
-  Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0019"),
-);
 
 const NOW = Date.now();
 const TODAY = new Date(NOW).toISOString().slice(0, 10);
@@ -61,39 +53,19 @@ await describeEachDialect("migration 0019: charges in the usage totals", (databa
 
   beforeAll(async () => {
     // A database at 0018 whose account paid one request yesterday (charge summed in balance_daily_totals).
-    const raw = openRawDatabase<DatabaseSchema>(database);
-    try {
-      await migrateToLatest(raw as unknown as Kysely<unknown>, BEFORE_0019);
-      await raw
-        .insertInto("accounts")
-        .values({
-          id: accountId,
-          name: "Before 0019",
-          status: "active",
-          created_at: `${YESTERDAY}T00:00:00.000Z`,
-          balance_micros: 100_000,
-        })
-        .execute();
-      await raw
-        .insertInto("balance_entries")
-        .values({
-          id: randomUUID(),
-          account_id: accountId,
-          kind: "topup",
-          amount_micros: 100_000,
-          usage_id: null,
-          note: null,
-          created_at: `${YESTERDAY}T00:00:00.000Z`,
-        })
-        .execute();
+    await writeOlderDatabase(database, "0019", async (raw) => {
+      await insertFundedAccount(raw, {
+        id: accountId,
+        name: "Before 0019",
+        createdAt: `${YESTERDAY}T00:00:00.000Z`,
+        balanceMicros: 100_000,
+      });
       older = await writeChargedUsage(
         raw,
         { accountId, costMicros: 4_000 },
         `${YESTERDAY}T10:00:00.000Z`,
       );
-    } finally {
-      await raw.destroy();
-    }
+    });
     services = await openStore(database.url);
   });
 

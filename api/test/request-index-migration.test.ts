@@ -1,26 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
-import { migrateToLatest } from "../src/storage/migrations.js";
-import type { DatabaseSchema } from "../src/storage/schema.js";
 import {
   describeEachDialect,
   openRawDatabase,
   type SuiteDatabase,
+  writeOlderDatabase,
 } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
-import { writeChargedUsage } from "./support/usage-ledger.js";
+import { insertFundedAccount, writeChargedUsage } from "./support/usage-ledger.js";
 
 // Migration 0018 (issue 27, WAL per request): the index on usage rows'
 // `request_id` goes, on the table and (PostgreSQL) on every partition of
 // it; rows written before keep their request IDs and are still found by them.
-
-/** The migrations before 0018. */
-const BEFORE_0018 = Object.fromEntries(
-  Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0018"),
-);
 
 /** Names of the indexes on `usage_records` (and its partitions) whose definition names `request_id`. */
 async function requestIdIndexes(database: SuiteDatabase): Promise<string[]> {
@@ -46,27 +39,19 @@ await describeEachDialect("migration 0018: no index on usage rows' request IDs",
   let indexesBefore: string[] = [];
 
   beforeAll(async () => {
-    const raw = openRawDatabase<DatabaseSchema>(database);
-    try {
-      await migrateToLatest(raw as unknown as Kysely<unknown>, BEFORE_0018);
-      await raw
-        .insertInto("accounts")
-        .values({
-          id: accountId,
-          name: "Before 0018",
-          status: "active",
-          created_at: "2026-11-01T00:00:00.000Z",
-          balance_micros: 10_000,
-        })
-        .execute();
+    await writeOlderDatabase(database, "0018", async (raw) => {
+      await insertFundedAccount(raw, {
+        id: accountId,
+        name: "Before 0018",
+        createdAt: "2026-11-01T00:00:00.000Z",
+        balanceMicros: 10_000,
+      });
       await writeChargedUsage(
         raw,
         { accountId, costMicros: 1_000, requestId: "support-case-42" },
         new Date().toISOString(),
       );
-    } finally {
-      await raw.destroy();
-    }
+    });
     indexesBefore = await requestIdIndexes(database);
     services = await openStore(database.url);
   });

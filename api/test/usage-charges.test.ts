@@ -1,16 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
-import { migrateToLatest } from "../src/storage/migrations.js";
-import type { DatabaseSchema } from "../src/storage/schema.js";
 import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
 import { UsageRetention } from "../src/usage/usage-retention.js";
-import { describeEachDialect, openRawDatabase } from "./support/test-databases.js";
+import { describeEachDialect, writeOlderDatabase } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
 import {
   bigintsAsNumbers,
+  insertFundedAccount,
   ledgerSumsByDay,
   readDailyTotals,
   writeChargedUsage,
@@ -23,11 +20,6 @@ import {
 // reversals after the migration keep "ledger sum = balance", and retention
 // folds both into the months' carried-forward entries.
 
-/** The migrations before 0017: the schema of a database whose charges are entries. */
-const BEFORE_USAGE_CHARGES = Object.fromEntries(
-  Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0017"),
-);
-
 const TODAY = new Date().toISOString().slice(0, 10);
 
 await describeEachDialect("migration 0017: charges on usage rows", (database) => {
@@ -38,31 +30,13 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
 
   beforeAll(async () => {
     // A database at 0016 whose account paid two requests: each charge a `charge` entry.
-    const raw = openRawDatabase<DatabaseSchema>(database);
-    try {
-      await migrateToLatest(raw as unknown as Kysely<unknown>, BEFORE_USAGE_CHARGES);
-      await raw
-        .insertInto("accounts")
-        .values({
-          id: accountId,
-          name: "Before usage charges",
-          status: "active",
-          created_at: `${TODAY}T00:00:00.000Z`,
-          balance_micros: 100_000,
-        })
-        .execute();
-      await raw
-        .insertInto("balance_entries")
-        .values({
-          id: randomUUID(),
-          account_id: accountId,
-          kind: "topup",
-          amount_micros: 100_000,
-          usage_id: null,
-          note: null,
-          created_at: `${TODAY}T00:00:00.000Z`,
-        })
-        .execute();
+    await writeOlderDatabase(database, "0017", async (raw) => {
+      await insertFundedAccount(raw, {
+        id: accountId,
+        name: "Before usage charges",
+        createdAt: `${TODAY}T00:00:00.000Z`,
+        balanceMicros: 100_000,
+      });
       for (const cost of [1_000, 2_500]) {
         legacy.push(
           await writeChargedUsage(
@@ -74,9 +48,7 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
         );
       }
       totalsBefore = await readDailyTotals(raw);
-    } finally {
-      await raw.destroy();
-    }
+    });
     services = await openStore(database.url);
   });
   afterAll(() => closeStore(services));

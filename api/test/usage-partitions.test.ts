@@ -2,12 +2,10 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 import type { Services } from "../src/services.js";
-import { migrateToLatest } from "../src/storage/migrations.js";
 import type { DatabaseSchema } from "../src/storage/schema.js";
 import { readUsageArchive } from "../src/usage/usage-archive.js";
 import {
@@ -23,9 +21,10 @@ import {
   postgresUnavailable,
   suiteTitle,
   type TestDatabase,
+  writeOlderDatabase,
 } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
-import { readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
+import { insertFundedAccount, readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
 
 // PostgreSQL's monthly partitions of usage_records (issue 26 "Bounded
 // history", migration 0013): an older database's rows move into them, and
@@ -73,39 +72,16 @@ describe.skipIf(skipReason !== undefined)(
 
     it("moves an older database's rows into monthly partitions and keeps totals, trigger and lookups by id", async () => {
       // The schema as of migration 0012, with rows in it.
-      const older = new Kysely<DatabaseSchema>({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }),
-      });
-      const before = Object.fromEntries(
-        Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < "0013"),
-      );
       const accountId = randomUUID();
       const ids: string[] = [];
       let totalsBefore: unknown;
-      try {
-        await migrateToLatest(older as unknown as Kysely<unknown>, before);
-        await older
-          .insertInto("accounts")
-          .values({
-            id: accountId,
-            name: "Before partitions",
-            status: "active",
-            created_at: "2026-01-01T00:00:00.000Z",
-            balance_micros: 10_000_000,
-          })
-          .execute();
-        await older
-          .insertInto("balance_entries")
-          .values({
-            id: randomUUID(),
-            account_id: accountId,
-            kind: "topup",
-            amount_micros: 10_000_000,
-            usage_id: null,
-            note: null,
-            created_at: "2026-01-01T00:00:00.000Z",
-          })
-          .execute();
+      await writeOlderDatabase(database, "0013", async (older) => {
+        await insertFundedAccount(older, {
+          id: accountId,
+          name: "Before partitions",
+          createdAt: "2026-01-01T00:00:00.000Z",
+          balanceMicros: 10_000_000,
+        });
         for (const [day, cost] of [
           ["2026-05-03T10:00:00.000Z", 1_000],
           ["2026-07-31T23:59:59.999Z", 0],
@@ -120,9 +96,7 @@ describe.skipIf(skipReason !== undefined)(
           where conrelid = 'balance_entries'::regclass and contype = 'f'
             and confrelid = 'usage_records'::regclass`.execute(older);
         expect(foreignKeys.rows).toHaveLength(1);
-      } finally {
-        await older.destroy();
-      }
+      });
 
       services = await openStore(database.url);
       const db = services.database;

@@ -6,7 +6,10 @@ import Sqlite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
+import { SCHEMA_MIGRATIONS } from "../../src/schema-migrations.js";
 import type { DatabaseDialect } from "../../src/storage/database.js";
+import { migrateToLatest } from "../../src/storage/migrations.js";
+import type { DatabaseSchema } from "../../src/storage/schema.js";
 
 /**
  * The databases of the storage suites, which run once per dialect from one
@@ -178,4 +181,27 @@ export function openRawDatabase<Schema = unknown>(database: TestDatabase): Kysel
         ? new SqliteDialect({ database: new Sqlite(database.url) })
         : new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }),
   });
+}
+
+/**
+ * Writes a suite's database as an older version of the service left it:
+ * applies the migrations whose names sort before `before` (`"0019"`: up to
+ * 0018), then runs `write` on a bare connection, then closes it. The store
+ * opened afterwards runs the rest.
+ */
+export async function writeOlderDatabase(
+  database: TestDatabase,
+  before: string,
+  write: (raw: Kysely<DatabaseSchema>) => Promise<void>,
+): Promise<void> {
+  const raw = openRawDatabase<DatabaseSchema>(database);
+  try {
+    await migrateToLatest(
+      raw as unknown as Kysely<unknown>,
+      Object.fromEntries(Object.entries(SCHEMA_MIGRATIONS).filter(([name]) => name < before)),
+    );
+    await write(raw);
+  } finally {
+    await raw.destroy();
+  }
 }

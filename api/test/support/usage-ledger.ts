@@ -46,6 +46,39 @@ export function refusedUsage(
 }
 
 /**
+ * Inserts an active account whose balance (micro-units) is one top-up
+ * entry of `balanceMicros`, both at `createdAt` (ISO 8601 UTC): "ledger
+ * sum = balance" holds from the start.
+ */
+export async function insertFundedAccount(
+  database: Database,
+  account: { id: string; name: string; createdAt: string; balanceMicros: number },
+): Promise<void> {
+  await database
+    .insertInto("accounts")
+    .values({
+      id: account.id,
+      name: account.name,
+      status: "active",
+      created_at: account.createdAt,
+      balance_micros: account.balanceMicros,
+    })
+    .execute();
+  await database
+    .insertInto("balance_entries")
+    .values({
+      id: randomUUID(),
+      account_id: account.id,
+      kind: "topup",
+      amount_micros: account.balanceMicros,
+      usage_id: null,
+      note: null,
+      created_at: account.createdAt,
+    })
+    .execute();
+}
+
+/**
  * Writes one usage row at `createdAt` (ISO 8601 UTC) directly into
  * `usage_records`, as settlement writes it: when `costMicros` (micro-units)
  * is above 0 the row carries that charge (`charged_micros`, migration
