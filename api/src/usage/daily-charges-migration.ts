@@ -32,9 +32,10 @@ const CHARGE_MOVED = [
  * dialects: the day's charges of usage rows (`charged_micros`, 0017) are
  * summed in the usage row's own daily-totals row instead of in
  * `balance_daily_totals`, so a settlement batch updates one totals row per
- * account, day, persona and endpoint where it updated two (on PostgreSQL
- * about 65 WAL bytes a request on many accounts: the second row's update,
- * its lock record and its pruning; `npm run bench:db-cost`).
+ * account, day, persona and endpoint where it updated two. On PostgreSQL
+ * that is the second row's update, its lock record and its pruning, per
+ * account and batch: 60–130 WAL bytes a request on 100 accounts, by the
+ * batches' sizes (by hand and in `npm run bench:db-cost`, docs/BENCHMARKS.md).
  *
  * - `usage_daily_totals.charged_micros` (bigint, default 0): the charges of
  *   the day's usage rows written or changed since this migration, in
