@@ -48,6 +48,40 @@ function chargeRow(row: "new" | "old"): string {
 }
 
 /**
+ * SQLite: the three per-row triggers that count usage rows' charges, as
+ * `[name, event, condition, body]` — 0017 into `balance_daily_totals`,
+ * 0019 into `usage_daily_totals`. `count(row)` adds a row's charge (`new`)
+ * or takes it out (`old`); `moved` is when an update moves a charge (its
+ * amount or its totals key changed). A delete by retention (older than the
+ * cutoff) leaves the totals as they are.
+ */
+export function sqliteChargeTriggers(
+  count: (row: "new" | "old") => string,
+  moved: string,
+): Array<[name: string, event: string, condition: string, body: string]> {
+  return [
+    [
+      "usage_records_charge_insert",
+      "insert on usage_records",
+      "new.charged_micros <> 0",
+      `${count("new")};`,
+    ],
+    [
+      "usage_records_charge_update",
+      "update on usage_records",
+      moved,
+      `${count("old")}; ${count("new")};`,
+    ],
+    [
+      "usage_records_charge_delete",
+      "delete on usage_records",
+      `old.charged_micros <> 0 and not (${RETAINED_AWAY})`,
+      `${count("old")};`,
+    ],
+  ];
+}
+
+/**
  * Migration `0017_usage_charges` (issue 27, WAL per request), on both
  * dialects: a served request's charge is written on its usage row instead
  * of in a `charge` entry of its own.
@@ -97,26 +131,10 @@ export const usageChargeMigration: Migration = {
       }
       return;
     }
-    const triggers: Array<[string, string, string, string]> = [
-      [
-        "usage_records_charge_insert",
-        "insert on usage_records",
-        "new.charged_micros <> 0",
-        `${chargeRow("new")};`,
-      ],
-      [
-        "usage_records_charge_update",
-        "update on usage_records",
-        "new.charged_micros <> old.charged_micros or new.account_id <> old.account_id or new.created_at <> old.created_at",
-        `${chargeRow("old")}; ${chargeRow("new")};`,
-      ],
-      [
-        "usage_records_charge_delete",
-        "delete on usage_records",
-        `old.charged_micros <> 0 and not (${RETAINED_AWAY})`,
-        `${chargeRow("old")};`,
-      ],
-    ];
+    const triggers = sqliteChargeTriggers(
+      chargeRow,
+      "new.charged_micros <> old.charged_micros or new.account_id <> old.account_id or new.created_at <> old.created_at",
+    );
     for (const [name, event, condition, body] of triggers) {
       await sql
         .raw(`create trigger ${name} after ${event} when ${condition} begin ${body} end`)

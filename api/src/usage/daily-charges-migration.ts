@@ -1,7 +1,7 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
+import { sqliteChargeTriggers } from "../billing/usage-charge-migration.js";
 import type { SchemaMigrations } from "../storage/migrations.js";
 import { USAGE_SUMS, usageTriggerBodies } from "../storage/request-path-migration.js";
-import { RETAINED_AWAY } from "./retention-migration.js";
 
 /** The daily-totals key of a usage row (`new` or `old`), in `usage_daily_totals` column order. */
 function usageKey(row: "new" | "old"): string {
@@ -76,26 +76,7 @@ export const dailyChargesMigration: Migration = {
       }
       return;
     }
-    const triggers: Array<[string, string, string, string]> = [
-      [
-        "usage_records_charge_insert",
-        "insert on usage_records",
-        "new.charged_micros <> 0",
-        `${chargeRow("new")};`,
-      ],
-      [
-        "usage_records_charge_update",
-        "update on usage_records",
-        CHARGE_MOVED,
-        `${chargeRow("old")}; ${chargeRow("new")};`,
-      ],
-      [
-        "usage_records_charge_delete",
-        "delete on usage_records",
-        `old.charged_micros <> 0 and not (${RETAINED_AWAY})`,
-        `${chargeRow("old")};`,
-      ],
-    ];
+    const triggers = sqliteChargeTriggers(chargeRow, CHARGE_MOVED);
     for (const [name, event, condition, body] of triggers) {
       await sql.raw(`drop trigger ${name}`).execute(database);
       await sql
