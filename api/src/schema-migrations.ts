@@ -7,7 +7,9 @@ import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migrati
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
 import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
+import { UNLOGGED_RATE_LIMITS_MIGRATIONS } from "./rate-limits/unlogged-buckets-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
+import { KEY_ORDER_MIGRATIONS } from "./storage/key-order-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
@@ -40,4 +42,6 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...USAGE_CHARGE_MIGRATIONS,
   ...REQUEST_INDEX_MIGRATIONS,
   ...DAILY_CHARGES_MIGRATIONS,
+  ...UNLOGGED_RATE_LIMITS_MIGRATIONS,
+  ...KEY_ORDER_MIGRATIONS,
 };

@@ -55,6 +55,37 @@ function upsertUsage(sums: readonly UsageSum[], rows: string): string {
     on conflict (account_id, day, persona_id, endpoint) do update set ${updates}`;
 }
 
+/**
+ * {@link upsertUsage} without a row-lock record per totals row (migration
+ * 0021): a PL/pgSQL block that takes the summed rows in key order and
+ * updates each totals row by its key (the update locks it, in that order,
+ * and writes one WAL record), inserting only a key that has no row yet
+ * (`on conflict do update` when another transaction inserted it meanwhile).
+ * `insert … on conflict do update` on a row that exists writes a lock
+ * record (about 54 bytes) before its update.
+ */
+function upsertUsageInKeyOrder(sums: readonly UsageSum[], rows: string): string {
+  const key = ["account_id", "day", "persona_id", "endpoint"];
+  const summed = sums.map((column) => `sum(${column}) as ${column}`).join(", ");
+  return `declare d record;
+  begin
+    for d in select account_id, day, persona_id, endpoint, ${summed}
+      from (${rows}) s(${key.join(", ")}, ${sums.join(", ")})
+      group by ${key.join(", ")}
+      order by ${key.join(", ")}
+    loop
+      update usage_daily_totals t set ${sums.map((column) => `${column} = t.${column} + d.${column}`).join(", ")}
+      where ${key.map((column) => `t.${column} = d.${column}`).join(" and ")};
+      if not found then
+        insert into usage_daily_totals (${key.join(", ")}, ${sums.join(", ")})
+        values (${[...key, ...sums].map((column) => `d.${column}`).join(", ")})
+        on conflict (${key.join(", ")}) do update set
+          ${sums.map((column) => `${column} = usage_daily_totals.${column} + excluded.${column}`).join(", ")};
+      end if;
+    end loop;
+  end`;
+}
+
 /** A deleted row (alias `r`) counts unless retention removed it (0012: totals are kept for ever). */
 export const NOT_RETAINED_AWAY = `not (${RETAINED_AWAY.replaceAll("old.", "r.")})`;
 
@@ -73,17 +104,18 @@ function removeDeletedUsage(sums: readonly UsageSum[]): string {
 /**
  * PostgreSQL: the bodies of the `usage_records` statement triggers, by
  * event, keeping `sums` of `usage_daily_totals` (0014: the five of 0008;
- * 0019: with `charged_micros`).
+ * 0019: with `charged_micros`; 0021: `inKeyOrder`, insert and update as
+ * {@link upsertUsageInKeyOrder}). Each body is PL/pgSQL statements for
+ * the function's `begin … end`.
  */
 export function usageTriggerBodies(
   sums: readonly UsageSum[],
+  options: { inKeyOrder?: boolean } = {},
 ): Record<"insert" | "update" | "delete", string> {
+  const upsert = options.inKeyOrder === true ? upsertUsageInKeyOrder : upsertUsage;
   return {
-    insert: upsertUsage(
-      sums,
-      `select ${USAGE_KEY}, ${usageContributions(sums, 1)} from new_rows r`,
-    ),
-    update: upsertUsage(
+    insert: upsert(sums, `select ${USAGE_KEY}, ${usageContributions(sums, 1)} from new_rows r`),
+    update: upsert(
       sums,
       `select ${USAGE_KEY}, ${usageContributions(sums, 1)} from new_rows r
        union all select ${USAGE_KEY}, ${usageContributions(sums, -1)} from old_rows r`,
@@ -143,6 +175,26 @@ export const STATEMENT_TRIGGERS: Array<{
   { table: "balance_entries", event: "delete", body: REMOVE_DELETED_ENTRIES },
 ];
 
+/**
+ * PostgreSQL: creates or replaces the trigger function `name`, a PL/pgSQL
+ * function that runs `body` (statements, or a block) and returns null, as
+ * the statement-level triggers of 0014 and the migrations that change
+ * them (0019, 0021) do.
+ */
+export async function replaceTriggerFunction(
+  database: Kysely<unknown>,
+  name: string,
+  body: string,
+): Promise<void> {
+  await sql
+    .raw(`create or replace function ${name}() returns trigger language plpgsql as $$
+    begin
+      ${body};
+      return null;
+    end $$`)
+    .execute(database);
+}
+
 /** The transition tables an event's trigger reads. */
 const TRANSITIONS = {
   insert: "new table as new_rows",
@@ -192,13 +244,7 @@ export const postgresRequestPathMigration: Migration = {
       .execute(database);
     for (const { table, event, body } of STATEMENT_TRIGGERS) {
       const name = `${table}_daily_${event}`;
-      await sql
-        .raw(`create or replace function persona_${name}() returns trigger language plpgsql as $$
-        begin
-          ${body};
-          return null;
-        end $$`)
-        .execute(database);
+      await replaceTriggerFunction(database, `persona_${name}`, body);
       await sql
         .raw(
           `create trigger ${name} after ${event} on ${table} referencing ${TRANSITIONS[event]} for each statement execute function persona_${name}()`,

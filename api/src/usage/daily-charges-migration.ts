@@ -1,7 +1,11 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
 import { sqliteChargeTriggers } from "../billing/usage-charge-migration.js";
 import type { SchemaMigrations } from "../storage/migrations.js";
-import { USAGE_SUMS, usageTriggerBodies } from "../storage/request-path-migration.js";
+import {
+  replaceTriggerFunction,
+  USAGE_SUMS,
+  usageTriggerBodies,
+} from "../storage/request-path-migration.js";
 
 /** The daily-totals key of a usage row (`new` or `old`), in `usage_daily_totals` column order. */
 function usageKey(row: "new" | "old"): string {
@@ -66,13 +70,11 @@ export const dailyChargesMigration: Migration = {
     if (database.getExecutor().adapter instanceof PostgresAdapter) {
       const bodies = usageTriggerBodies([...USAGE_SUMS, "charged_micros"]);
       for (const event of ["insert", "update", "delete"] as const) {
-        await sql
-          .raw(`create or replace function persona_usage_records_daily_${event}() returns trigger language plpgsql as $$
-          begin
-            ${bodies[event]};
-            return null;
-          end $$`)
-          .execute(database);
+        await replaceTriggerFunction(
+          database,
+          `persona_usage_records_daily_${event}`,
+          bodies[event],
+        );
       }
       return;
     }

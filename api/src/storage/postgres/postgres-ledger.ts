@@ -3,6 +3,7 @@ import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
+import { SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -205,8 +206,10 @@ from decided d order by d.ord`;
  * issue 14): end the reservations, charge each at most what it held,
  * write the usage rows with their charges (`charged_micros`, migration
  * 0017), as one durable commit.
- * Arrays, one element per settlement. The accounts are locked in key
- * order first, as admissions lock them, so the two never deadlock.
+ * Arrays, one element per settlement. The accounts are updated one at a
+ * time in key order ({@link SETTLE_ACCOUNTS_FUNCTION}, migration 0021), the
+ * order admissions lock them in, so the two never deadlock; each update
+ * locks its row itself (no lock record before it).
  */
 const SETTLE_BATCH_SQL = `with input as (
   select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[],
@@ -224,20 +227,16 @@ const SETTLE_BATCH_SQL = `with input as (
 ), totals as (
   select account_id, sum(charge) as charge, sum(case when was_held then held else 0 end) as held
   from charged group by account_id
-), locked as materialized (
-  select id from accounts where id in (select account_id from totals where charge > 0 or held > 0)
-  order by id for update
-), updated as (
-  update accounts a set balance_micros = a.balance_micros - t.charge, reserved_micros = a.reserved_micros - t.held
-  from totals t where a.id = t.account_id and (t.charge > 0 or t.held > 0) and (select count(*) from locked) >= 0
-  returning a.id
+), updated as materialized (
+  select ${SETTLE_ACCOUNTS_FUNCTION}(array_agg(account_id), array_agg(charge::bigint), array_agg(held::bigint)) as accounts
+  from totals where charge > 0 or held > 0
 ), usage_rows as (
   insert into usage_records (${USAGE_COLUMNS}, upstream, model, charged_micros)
   select usage_id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens,
     charge, request_id, payment_method, payment_reference, persona_version, upstream, model, charge from charged
   returning id
 )
-select usage_id, was_held, charge, (select count(*) from updated) as accounts from charged`;
+select usage_id, was_held, charge, (select accounts from updated) as accounts from charged`;
 
 /**
  * A settlement whose reservation was already released (the sweeper): the
