@@ -6,7 +6,6 @@ import { SETTLE_ACCOUNTS_FUNCTION } from "../src/storage/key-order-migration.js"
 import {
   createTestDatabase,
   describeEachDialect,
-  openRawDatabase,
   postgresUnavailable,
   suiteTitle,
   type TestDatabase,
@@ -87,6 +86,9 @@ await describeEachDialect("migrations 0020 and 0021: the request path's row lock
       { relname: "usage_daily_totals", relpersistence: "p" },
     ]);
     expect(await usageForeignKeys(database, db)).toEqual([]);
+    const settleFunction = await sql<{ name: string }>`select proname as name from pg_proc
+      where proname = ${SETTLE_ACCOUNTS_FUNCTION}`.execute(db);
+    expect(settleFunction.rows).toHaveLength(1);
     // The ledger keeps its key to accounts.
     const entryKeys = await sql<{ name: string }>`select confrelid::regclass::text as name
       from pg_constraint where contype = 'f' and conrelid = 'balance_entries'::regclass`.execute(
