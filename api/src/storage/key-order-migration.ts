@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
-import type { SchemaMigrations } from "./migrations.js";
+import { dropForeignKeys, type SchemaMigrations } from "./migrations.js";
 import {
   replaceTriggerFunction,
   USAGE_SUMS,
@@ -56,12 +56,7 @@ export const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
 export const settleInKeyOrderMigration: Migration = {
   async up(database: Kysely<unknown>) {
     if (!(database.getExecutor().adapter instanceof PostgresAdapter)) return;
-    const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
-      where contype = 'f' and conrelid = 'usage_records'::regclass
-        and confrelid = 'accounts'::regclass`.execute(database);
-    for (const { name } of foreignKeys.rows) {
-      await sql`alter table usage_records drop constraint ${sql.id(name)}`.execute(database);
-    }
+    await dropForeignKeys(database, "usage_records", "accounts");
     await sql
       .raw(`create or replace function ${SETTLE_ACCOUNTS_FUNCTION}(ids text[], charges bigint[], released bigint[])
       returns integer language plpgsql as $$

@@ -11,6 +11,25 @@ import { StorageUnavailableError } from "./storage-error.js";
  */
 export type SchemaMigrations = Readonly<Record<string, Migration>>;
 
+/**
+ * PostgreSQL: drops every foreign key of table `from` that refers to table
+ * `to`, whatever PostgreSQL named it (migrations 0013 and 0021). On a
+ * partitioned table the partitions' copies go with it.
+ */
+export async function dropForeignKeys(
+  database: Kysely<unknown>,
+  from: string,
+  to: string,
+): Promise<void> {
+  const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
+    where contype = 'f' and conrelid = ${from}::regclass and confrelid = ${to}::regclass`.execute(
+    database,
+  );
+  for (const { name } of foreignKeys.rows) {
+    await sql`alter table ${sql.table(from)} drop constraint ${sql.id(name)}`.execute(database);
+  }
+}
+
 /** Names of migrations the database ran that this code does not know (a newer version wrote it). */
 async function unknownMigrations(
   database: Kysely<unknown>,

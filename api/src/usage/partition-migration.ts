@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
-import type { SchemaMigrations } from "../storage/migrations.js";
+import { dropForeignKeys, type SchemaMigrations } from "../storage/migrations.js";
 import {
   createMonthPartition,
   monthOf,
@@ -51,12 +51,7 @@ export const usagePartitionsMigration: Migration = {
   async up(database: Kysely<unknown>) {
     if (!(database.getExecutor().adapter instanceof PostgresAdapter)) return;
 
-    const foreignKeys = await sql<{ name: string }>`select conname as name from pg_constraint
-      where contype = 'f' and conrelid = 'balance_entries'::regclass
-        and confrelid = 'usage_records'::regclass`.execute(database);
-    for (const { name } of foreignKeys.rows) {
-      await sql`alter table balance_entries drop constraint ${sql.id(name)}`.execute(database);
-    }
+    await dropForeignKeys(database, "balance_entries", "usage_records");
 
     await sql`alter table usage_records rename to ${sql.table(OLD_TABLE)}`.execute(database);
     // Indexes (but the primary key's) are made again on the new table under the same names.
