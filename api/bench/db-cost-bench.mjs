@@ -35,7 +35,8 @@
 // instances ran between runs — the change feed's heartbeat, one autocommit
 // statement each — are subtracted); the instances' own CPU (/proc, every
 // thread) beside the server's; and the WAL by record kind (pg_walinspect's
-// pg_get_wal_stats over each run, when the server allows it). Requests/s is
+// pg_get_wal_stats over each run, when the server allows it) and by the
+// table each record changes (pg_get_wal_records_info). Requests/s is
 // the median round; the ratios (2 instances ÷ 1, 1 instance ÷ express) are
 // medians of per-round ratios. Results go to docs/BENCHMARKS.md (section
 // "db-cost"); the analysis written by hand follows that section.
@@ -203,24 +204,78 @@ const WAL_KINDS = [
 ];
 
 /**
+ * Runs a pg_walinspect query, or gives undefined when it cannot be used
+ * (not installed, or no superuser on a named server); tried 3 times 300 ms
+ * apart, as the end of a run may not be flushed yet (relaxed commits).
+ */
+async function walInspect(server, text, values) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return (await server.admin.query(text, values)).rows;
+    } catch {
+      if (attempt >= 3) return undefined;
+      await sleep(300);
+    }
+  }
+}
+
+/** What a WAL record that names no table of the scenario's database counts as. */
+const NO_TABLE = "no table (commits, …)";
+
+/**
+ * The table each relation file of a scenario's database belongs to, by its
+ * file node: a partition as its partitioned table, an index as `<table>
+ * (indexes)`. Read after each run (a partition made meanwhile has a file of
+ * its own).
+ */
+async function tableLabels(client) {
+  const { rows } = await client.query(`select pg_relation_filenode(c.oid)::text as filenode,
+      case when c.relkind in ('i', 'I')
+        then coalesce(pg_partition_root(i.indrelid), i.indrelid)::regclass::text || ' (indexes)'
+        else coalesce(pg_partition_root(c.oid), c.oid)::regclass::text end as label
+    from pg_class c left join pg_index i on i.indexrelid = c.oid
+    where pg_relation_filenode(c.oid) is not null`);
+  return new Map(rows.map((row) => [row.filenode, row.label]));
+}
+
+/**
+ * WAL bytes between two positions by the table of the scenario's database
+ * that each record changes (records with their full-page images; records
+ * of no table — commits — and of other databases as {@link NO_TABLE}), or
+ * undefined when pg_walinspect cannot be used.
+ */
+async function walTablesBetween(server, scenario, from, to) {
+  const rows = await walInspect(
+    server,
+    `select refs[1] as database, refs[2] as filenode, sum(record_length) as bytes
+    from (select regexp_match(block_ref, 'rel \\d+/(\\d+)/(\\d+)') as refs, record_length
+      from pg_get_wal_records_info($1, $2)) r
+    group by 1, 2`,
+    [from, to],
+  );
+  if (rows === undefined) return undefined;
+  const labels = await tableLabels(scenario.client);
+  const bytes = {};
+  for (const row of rows) {
+    const label =
+      row.database === scenario.databaseOid ? (labels.get(row.filenode) ?? NO_TABLE) : NO_TABLE;
+    bytes[label] = (bytes[label] ?? 0) + Number(row.bytes);
+  }
+  return bytes;
+}
+
+/**
  * WAL bytes between two positions by {@link WAL_KINDS} (records and their
  * full-page images apart), or undefined when pg_walinspect cannot be used
  * (not installed, or no superuser on a named server).
  */
 async function walKindsBetween(server, from, to) {
-  let rows;
-  for (let attempt = 1; rows === undefined; attempt += 1) {
-    try {
-      ({ rows } = await server.admin.query(
-        `select "resource_manager/record_type" as type, record_size, fpi_size from pg_get_wal_stats($1, $2, true) where count > 0`,
-        [from, to],
-      ));
-    } catch {
-      // Not installed or not allowed, or the end not flushed yet (relaxed commits): try again shortly.
-      if (attempt >= 3) return undefined;
-      await sleep(300);
-    }
-  }
+  const rows = await walInspect(
+    server,
+    `select "resource_manager/record_type" as type, record_size, fpi_size from pg_get_wal_stats($1, $2, true) where count > 0`,
+    [from, to],
+  );
+  if (rows === undefined) return undefined;
   const bytes = Object.fromEntries([
     ...WAL_KINDS.map(({ kind }) => [kind, 0]),
     ["other", 0],
@@ -390,6 +445,48 @@ function walKindLines(rows) {
   ];
 }
 
+/** A table's column heading: its name as code, `(indexes)` after it for its indexes. */
+function tableHeading(table) {
+  const indexes = table.endsWith(" (indexes)");
+  return indexes ? `\`${table.slice(0, -" (indexes)".length)}\` (indexes)` : `\`${table}\``;
+}
+
+/**
+ * The WAL-by-table breakdown (bytes per request of each table that took at
+ * least 5 bytes a request in some scenario, largest first; the rest as
+ * "other tables"), or nothing when pg_walinspect could not be used.
+ */
+function walTableLines(rows) {
+  const measured = rows.filter(({ scenario }) => Object.keys(scenario.walTables).length > 0);
+  if (measured.length === 0) return [];
+  const perRequest = (scenario, table) => (scenario.walTables[table] ?? 0) / scenario.requests;
+  const largest = new Map();
+  for (const { scenario } of measured) {
+    for (const table of Object.keys(scenario.walTables)) {
+      largest.set(table, Math.max(largest.get(table) ?? 0, perRequest(scenario, table)));
+    }
+  }
+  const columns = [...largest]
+    .filter(([table, bytes]) => table !== NO_TABLE && bytes >= 5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([table]) => table);
+  const other = (scenario) =>
+    Object.keys(scenario.walTables)
+      .filter((table) => table !== NO_TABLE && !columns.includes(table))
+      .reduce((sum, table) => sum + perRequest(scenario, table), 0);
+  return [
+    "WAL bytes per request by table (`pg_get_wal_records_info` over each run: each record, with its full-page image, under the table it changes; a partition under its partitioned table):",
+    "",
+    `| scenario | ${columns.map(tableHeading).join(" | ")} | other tables | ${NO_TABLE} |`,
+    `|---|${columns.map(() => "---:").join("|")}|---:|---:|`,
+    ...measured.map(
+      ({ scenario }) =>
+        `| PostgreSQL, ${scenario.name} | ${columns.map((table) => perRequest(scenario, table).toFixed(0)).join(" | ")} | ${other(scenario).toFixed(0)} | ${perRequest(scenario, NO_TABLE).toFixed(0)} |`,
+    ),
+    "",
+  ];
+}
+
 // --- the run -------------------------------------------------------------------------
 
 async function main() {
@@ -398,6 +495,7 @@ async function main() {
   await server.admin.query("create extension if not exists pg_walinspect").catch(() => undefined);
   const withRedis = process.env.BENCH_DB_COST_REDIS !== "0" && (await redisAnswers(REDIS_URL));
   const created = [];
+  const scenarios = [];
   try {
     const express = await startReference("express-server.mjs");
     const sqliteFile = path.join(directory, "db-cost.sqlite");
@@ -426,7 +524,6 @@ async function main() {
         { ...plans[3], key: "d-redis", name: `${plans[3].name}, Redis`, redis: true },
       );
     }
-    const scenarios = [];
     for (const plan of plans) {
       const database = `persona_dbcost_${plan.key.replace("-", "_")}_${randomBytes(4).toString("hex")}`;
       await server.admin.query(`CREATE DATABASE ${database}`);
@@ -443,9 +540,17 @@ async function main() {
           }),
         );
       }
+      const client = await connectPostgres(url.toString());
+      const [{ oid }] = (
+        await client.query(
+          "select oid::text as oid from pg_database where datname = current_database()",
+        )
+      ).rows;
       scenarios.push({
         ...plan,
         database,
+        client,
+        databaseOid: oid,
         customers,
         instances,
         runs: [],
@@ -453,6 +558,7 @@ async function main() {
         instanceTicks: 0,
         walBytes: 0,
         walKinds: {},
+        walTables: {},
         counters: {},
         latencyMs: 0,
         requests: 0,
@@ -516,6 +622,10 @@ async function main() {
         if (kinds === undefined) scenario.walKindsMissing = true;
         for (const [kind, bytes] of Object.entries(kinds ?? {})) {
           scenario.walKinds[kind] = (scenario.walKinds[kind] ?? 0) + bytes;
+        }
+        const tables = await walTablesBetween(server, scenario, lsnBefore, lsnAfter);
+        for (const [table, bytes] of Object.entries(tables ?? {})) {
+          scenario.walTables[table] = (scenario.walTables[table] ?? 0) + bytes;
         }
         addCounters(scenario.counters, countersBefore, await countersOf(scenario.instances));
         scenario.latencyMs += run.latencyMs * run.requests;
@@ -647,6 +757,7 @@ async function main() {
       ),
       "",
       ...walKindLines(rows),
+      ...walTableLines(rows),
       "Targets (issue 27):",
       "",
       ...rows.map(
@@ -662,6 +773,7 @@ async function main() {
     writeSection(path.join(root, "docs/BENCHMARKS.md"), "db-cost", section);
     process.stdout.write(`\n${section}\n`);
   } finally {
+    for (const scenario of scenarios) await scenario.client?.end().catch(() => undefined);
     for (const child of children) child.kill("SIGTERM");
     await sleep(500);
     if (!server.private) {
