@@ -36,6 +36,17 @@ function usageContributions(sums: readonly UsageSum[], sign: 1 | -1): string {
   return sums.map((column) => `${sign} * ${USAGE_SUM_OF[column]} as ${column}`).join(", ");
 }
 
+/** The key columns of `usage_daily_totals`, in key order. */
+const TOTALS_KEY = ["account_id", "day", "persona_id", "endpoint"] as const;
+
+/** The `on conflict` clause that adds a new totals row's `sums` (`excluded`) to the row there. */
+function addToExisting(sums: readonly UsageSum[]): string {
+  const updates = sums
+    .map((column) => `${column} = usage_daily_totals.${column} + excluded.${column}`)
+    .join(", ");
+  return `on conflict (${TOTALS_KEY.join(", ")}) do update set ${updates}`;
+}
+
 /**
  * Adds the signed contributions of `rows` (a select of key columns
  * `account_id, day, persona_id, endpoint` and `sums`) to the daily totals:
@@ -43,16 +54,14 @@ function usageContributions(sums: readonly UsageSum[], sign: 1 | -1): string {
  * totals rows in the same order.
  */
 function upsertUsage(sums: readonly UsageSum[], rows: string): string {
+  const key = TOTALS_KEY.join(", ");
   const summed = sums.map((column) => `sum(${column})`).join(", ");
-  const updates = sums
-    .map((column) => `${column} = usage_daily_totals.${column} + excluded.${column}`)
-    .join(", ");
-  return `insert into usage_daily_totals (account_id, day, persona_id, endpoint, ${sums.join(", ")})
-    select account_id, day, persona_id, endpoint, ${summed}
-    from (${rows}) d(account_id, day, persona_id, endpoint, ${sums.join(", ")})
-    group by account_id, day, persona_id, endpoint
-    order by account_id, day, persona_id, endpoint
-    on conflict (account_id, day, persona_id, endpoint) do update set ${updates}`;
+  return `insert into usage_daily_totals (${key}, ${sums.join(", ")})
+    select ${key}, ${summed}
+    from (${rows}) d(${key}, ${sums.join(", ")})
+    group by ${key}
+    order by ${key}
+    ${addToExisting(sums)}`;
 }
 
 /**
@@ -65,22 +74,21 @@ function upsertUsage(sums: readonly UsageSum[], rows: string): string {
  * record (about 54 bytes) before its update.
  */
 function upsertUsageInKeyOrder(sums: readonly UsageSum[], rows: string): string {
-  const key = ["account_id", "day", "persona_id", "endpoint"];
+  const key = TOTALS_KEY.join(", ");
   const summed = sums.map((column) => `sum(${column}) as ${column}`).join(", ");
   return `declare d record;
   begin
-    for d in select account_id, day, persona_id, endpoint, ${summed}
-      from (${rows}) s(${key.join(", ")}, ${sums.join(", ")})
-      group by ${key.join(", ")}
-      order by ${key.join(", ")}
+    for d in select ${key}, ${summed}
+      from (${rows}) s(${key}, ${sums.join(", ")})
+      group by ${key}
+      order by ${key}
     loop
       update usage_daily_totals t set ${sums.map((column) => `${column} = t.${column} + d.${column}`).join(", ")}
-      where ${key.map((column) => `t.${column} = d.${column}`).join(" and ")};
+      where ${TOTALS_KEY.map((column) => `t.${column} = d.${column}`).join(" and ")};
       if not found then
-        insert into usage_daily_totals (${key.join(", ")}, ${sums.join(", ")})
-        values (${[...key, ...sums].map((column) => `d.${column}`).join(", ")})
-        on conflict (${key.join(", ")}) do update set
-          ${sums.map((column) => `${column} = usage_daily_totals.${column} + excluded.${column}`).join(", ")};
+        insert into usage_daily_totals (${key}, ${sums.join(", ")})
+        values (${[...TOTALS_KEY, ...sums].map((column) => `d.${column}`).join(", ")})
+        ${addToExisting(sums)};
       end if;
     end loop;
   end`;
