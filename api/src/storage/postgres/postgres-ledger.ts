@@ -3,7 +3,7 @@ import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
-import { SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";
+import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -73,11 +73,13 @@ const usagePlaceholders = (from: number) =>
  * now, `$3`–`$5` limits, `$6`–`$12` the hold (null account: no hold),
  * `$13`–`$26` the refusal's usage row (null id: none).
  *
- * - The batch's bucket and account rows are locked first, each set in key
- *   order (`select … for update`: concurrent batches, of this instance or
- *   another, queue behind each other instead of deadlocking), and the lock
- *   returns each row's newest committed version, so every decision below
- *   is made on figures no one else can change before this commit.
+ * - The batch's bucket rows are locked first, in key order (`select … for
+ *   update`: concurrent batches, of this instance or another, queue behind
+ *   each other instead of deadlocking), and the lock returns each row's
+ *   newest committed version, so the rate limit is decided on counters no
+ *   one else can change before this commit. Then the accounts, in key
+ *   order too, by {@link HOLD_ACCOUNTS_FUNCTION} (migration 0022), which
+ *   decides each account's holds on the balance its update changes.
  * - Rate limit, per bucket: the windows as they stand at the batch's clock
  *   (the newest `now` of the bucket's requests; a window whose time is over
  *   restarts at it), then requests in batch order while every window has
@@ -92,7 +94,9 @@ const usagePlaceholders = (from: number) =>
  *   reserved ≥ holds before it + max(its hold, 1)`), as a prefix: once one
  *   does not fit, the later ones of that account are refused too (a smaller
  *   one that would still fit is refused with them; one statement decides
- *   the whole batch, never more than the balance).
+ *   the whole batch, never more than the balance). The function raises
+ *   each account's `reserved_micros` once and says how many of its
+ *   requests it held.
  * - One update per bucket and per account, one insert of the reservations,
  *   one of the refusals' usage rows (`payment_method` `none` when the rate
  *   limit refused).
@@ -129,10 +133,6 @@ const ADMIT_BATCH_SQL = (() => {
     created_at, expires_at, ${usageColumns.map((column) => `u_${column}`).join(", ")}, ord)
 ), locked_buckets as materialized (
   select * from rate_limit_buckets where bucket in (select bucket from input) order by bucket for update
-), locked_accounts as materialized (
-  select id, balance_micros - reserved_micros as spendable from accounts
-  where id in (select account_id from input) and (select count(*) from locked_buckets) >= 0
-  order by id for update
 ), clock as (
   select bucket, max(now) as now from input where bucket is not null group by bucket
 ), base as (
@@ -148,20 +148,17 @@ const ADMIT_BATCH_SQL = (() => {
   select p.*,
     count(*) filter (where p.passed) over (partition by p.bucket order by p.ord) as passed_so_far,
     count(*) filter (where p.passed) over (partition by p.bucket) as passed_total,
-    case when p.passed and p.account_id is not null then p.amount else 0 end as candidate_amount,
-    sum(case when p.passed and p.account_id is not null then p.amount else 0 end)
-      over (partition by p.account_id order by p.ord) as cumulative
+    count(*) filter (where p.passed and p.account_id is not null)
+      over (partition by p.account_id order by p.ord) as account_position
   from passing p
-), fitting as (
-  select c.*, c.passed and c.account_id is not null
-    and coalesce(a.spendable - (c.cumulative - c.candidate_amount) >= greatest(c.amount, 1), false) as fits
-  from counted c left join locked_accounts a on a.id = c.account_id
+), holding as materialized (
+  select h.account_id, h.admitted from ${HOLD_ACCOUNTS_FUNCTION}(
+    (select array_agg(account_id order by ord) from passing where passed and account_id is not null),
+    (select array_agg(amount order by ord) from passing where passed and account_id is not null)) h
 ), decided as (
-  select f.*, f.fits and not bool_or(f.passed and f.account_id is not null and not f.fits)
-      over (partition by f.account_id order by f.ord) as held,
-    f.passed and (f.account_id is null or (f.fits and not bool_or(f.passed and f.account_id is not null and not f.fits)
-      over (partition by f.account_id order by f.ord))) as admitted
-  from fitting f
+  select c.*, c.passed and c.account_id is not null and c.account_position <= coalesce(h.admitted, 0) as held,
+    c.passed and (c.account_id is null or c.account_position <= coalesce(h.admitted, 0)) as admitted
+  from counted c left join holding h on h.account_id = c.account_id
 ), bucket_final as (
   select distinct on (bucket) bucket, fresh, passed_total as passed,
     ${windows.flatMap(({ name }) => [`${name}_start`, `${name}_base`]).join(", ")}
@@ -174,11 +171,6 @@ const ADMIT_BATCH_SQL = (() => {
   update rate_limit_buckets b set ${bucketSets.join(", ")}
   from bucket_final f where b.bucket = f.bucket and not f.fresh
   returning b.bucket
-), holds as (
-  select account_id, sum(amount) as amount from decided where held and amount > 0 group by account_id
-), held as (
-  update accounts a set reserved_micros = a.reserved_micros + h.amount from holds h where a.id = h.account_id
-  returning a.id
 ), reserved as (
   insert into balance_reservations (id, account_id, amount_micros, instance_id, request_id, created_at, expires_at)
   select hold_id, account_id, amount, instance_id, request_id, created_at, expires_at
