@@ -13,8 +13,9 @@ import {
  * one account: its balance goes down by `charges[k]` and its
  * `reserved_micros` by `released[k]` (micro-units). The accounts are
  * updated one at a time in key order, so the row locks are taken in the
- * order admissions take theirs (`select … for update … order by id`) and
- * the two never deadlock. Returns how many accounts were updated.
+ * order admissions take theirs ({@link HOLD_ACCOUNTS_FUNCTION} since 0022,
+ * `select … for update … order by id` before) and the two never deadlock.
+ * Returns how many accounts were updated.
  */
 export const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
 
