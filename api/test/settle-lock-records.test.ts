@@ -67,7 +67,11 @@ await describeEachDialect("migrations 0020 to 0022: the request path's row locks
         })
         .execute();
       foreignKeysBefore = await foreignKeysOf(database, raw as Kysely<unknown>, "usage_records");
-      holdKeysBefore = await foreignKeysOf(database, raw as Kysely<unknown>, "balance_reservations");
+      holdKeysBefore = await foreignKeysOf(
+        database,
+        raw as Kysely<unknown>,
+        "balance_reservations",
+      );
     });
     services = await openStore(database.url);
   });
