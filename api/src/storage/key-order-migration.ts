@@ -93,7 +93,7 @@ export const settleInKeyOrderMigration: Migration = {
  * fits the spendable balance (`balance − reserved ≥ holds before it +
  * max(its hold, 1)`), as a prefix: once one does not fit, the later ones
  * of that account are refused too. One row per account: how many of its
- * requests (the first_request `admitted`) are held; an account that does not
+ * requests (the first `admitted`) are held; an account that does not
  * exist holds none.
  *
  * The spendable balance is read without a lock, and the account's
