@@ -152,9 +152,10 @@ const ADMIT_BATCH_SQL = (() => {
       over (partition by p.account_id order by p.ord) as account_position
   from passing p
 ), holding as materialized (
-  select h.account_id, h.admitted from ${HOLD_ACCOUNTS_FUNCTION}(
-    (select array_agg(account_id order by ord) from passing where passed and account_id is not null),
-    (select array_agg(amount order by ord) from passing where passed and account_id is not null)) h
+  select h.account_id, h.admitted
+  from (select array_agg(account_id order by ord) as ids, array_agg(amount order by ord) as amounts
+      from passing where passed and account_id is not null) candidates,
+    ${HOLD_ACCOUNTS_FUNCTION}(candidates.ids, candidates.amounts) h
 ), decided as (
   select c.*, c.passed and c.account_id is not null and c.account_position <= coalesce(h.admitted, 0) as held,
     c.passed and (c.account_id is null or c.account_position <= coalesce(h.admitted, 0)) as admitted
