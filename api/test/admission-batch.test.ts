@@ -1,10 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
 import { deadlineIn } from "../src/storage/deadline.js";
 import type { AdmitOutcome } from "../src/storage/ledger.js";
-import { describeEachDialect } from "./support/test-databases.js";
+import {
+  createTestDatabase,
+  describeEachDialect,
+  postgresUnavailable,
+  suiteTitle,
+  type TestDatabase,
+} from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";
 import { refusedUsage } from "./support/usage-ledger.js";
 
@@ -77,3 +84,91 @@ await describeEachDialect("admissions of concurrent requests", (database) => {
     expect(rows.filter((row) => row.payment_method === "none")).toHaveLength(4);
   });
 });
+
+const skipReason = await postgresUnavailable();
+
+/**
+ * Calls of the usage table's statement trigger (daily totals) so far, read
+ * from a session of its own: statistics of a session are flushed when it
+ * ends, so this is read after the store closed.
+ */
+async function dailyTotalsTriggerCalls(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ calls: string }>(
+      "select coalesce(sum(calls), 0) as calls from pg_stat_user_functions where funcname = 'persona_usage_records_daily_insert'",
+    );
+    return Number(rows[0]?.calls ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(skipReason !== undefined)(
+  suiteTitle("admissions without refusals write no usage rows", "postgres", skipReason),
+  () => {
+    let database: TestDatabase;
+    beforeAll(async () => {
+      database = await createTestDatabase("postgres");
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query(
+        `alter database "${new URL(database.url).pathname.slice(1)}" set track_functions = 'all'`,
+      );
+      await client.end();
+    });
+    afterAll(() => database.drop());
+
+    /** Admits `count` requests of one fresh account funded for `funded` of them (500 each), in one store. */
+    const admitBatch = async (count: number, funded: number) => {
+      const services = await openStore(database.url, { PERSONA_INSTANCE_ID: "refusal-rows" });
+      try {
+        const account = await services.accounts.create("Refusal rows");
+        await services.billing.balances.topUp(account.id, funded * 500);
+        const now = Date.now();
+        const outcomes = await Promise.all(
+          Array.from({ length: count }, () =>
+            services.store.ledger.admit(
+              {
+                rateLimit: {
+                  bucket: `rows:${account.id}`,
+                  limits: { minute: 100, hour: 100, day: 100 },
+                  now,
+                },
+                hold: services.billing.balances.holdFor(account.id, 500, null, new Date(now)),
+                refusalUsage: usageRow(
+                  randomUUID(),
+                  new Date(now).toISOString(),
+                  refusedUsage({ accountId: account.id }),
+                ),
+              },
+              deadlineIn(5_000),
+            ),
+          ),
+        );
+        const rows = await services.database
+          .selectFrom("usage_records")
+          .select("status")
+          .where("account_id", "=", account.id)
+          .execute();
+        return {
+          admitted: outcomes.filter((outcome) => outcome.admitted).length,
+          rows: rows.length,
+        };
+      } finally {
+        await closeStore(services);
+      }
+    };
+
+    it("runs the usage table's statement trigger only for a batch with refusals", async () => {
+      const before = await dailyTotalsTriggerCalls(database.url);
+      expect(await admitBatch(5, 5)).toEqual({ admitted: 5, rows: 0 });
+      const afterAdmitted = await dailyTotalsTriggerCalls(database.url);
+      // No insert into usage_records at all: not even one of no rows.
+      expect(afterAdmitted - before).toBe(0);
+      expect(await admitBatch(5, 2)).toEqual({ admitted: 2, rows: 3 });
+      expect(await dailyTotalsTriggerCalls(database.url)).toBeGreaterThan(afterAdmitted);
+    });
+  },
+);

@@ -17,8 +17,10 @@ export interface Ledger {
    * Counts a request in its rate-limit bucket and holds its reservation, in
    * one transaction: a request refused by the rate limit consumes no window
    * and holds nothing; one refused for its balance has been counted (it
-   * passed the rate limit) and holds nothing. A refusal writes
-   * `refusalUsage` (status 429) in the same transaction.
+   * passed the rate limit) and holds nothing. A refusal's `refusalUsage`
+   * row (status 429) is on disk before the call resolves: on SQLite in the
+   * same transaction; on PostgreSQL by one insert of the batch's refusals
+   * right after its commit (only when it has any).
    */
   admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome>;
   /**

@@ -70,8 +70,7 @@ const usagePlaceholders = (from: number) =>
  * The admissions of concurrent requests in one statement and one commit
  * (issue 27, as settlements are since issue 14). Arrays, one element per
  * request in batch order (`ord`): `$1` bucket (null: no rate limit), `$2`
- * now, `$3`–`$5` limits, `$6`–`$12` the hold (null account: no hold),
- * `$13`–`$26` the refusal's usage row (null id: none).
+ * now, `$3`–`$5` limits, `$6`–`$12` the hold (null account: no hold).
  *
  * - The batch's bucket rows are locked first, in key order (`select … for
  *   update`: concurrent batches, of this instance or another, queue behind
@@ -97,9 +96,11 @@ const usagePlaceholders = (from: number) =>
  *   the whole batch, never more than the balance). The function raises
  *   each account's `reserved_micros` once and says how many of its
  *   requests it held.
- * - One update per bucket and per account, one insert of the reservations,
- *   one of the refusals' usage rows (`payment_method` `none` when the rate
- *   limit refused).
+ * - One update per bucket and per account, one insert of the reservations.
+ *   The refusals' usage rows are not written here but after the commit, by
+ *   {@link REFUSALS_SQL} when the batch has any: an insert of no rows would
+ *   still run the usage table's statement trigger (daily totals) in every
+ *   admission.
  *
  * Returns one row per request: `ord`, `passed`, `admitted`, and the
  * counters it saw (null without a bucket).
@@ -124,13 +125,11 @@ const ADMIT_BATCH_SQL = (() => {
     `${name}_start = f.${name}_start`,
     `${name}_count = f.${name}_base + f.passed`,
   ]);
-  const usageColumns = USAGE_COLUMNS.split(", ");
   return `with input as (
   select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[],
-    $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[],
-    ${USAGE_TYPES.map((type, index) => `$${13 + index}::${type}[]`).join(", ")}) with ordinality
+    $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[]) with ordinality
   as t(bucket, now, lim_minute, lim_hour, lim_day, hold_id, account_id, amount, instance_id, request_id,
-    created_at, expires_at, ${usageColumns.map((column) => `u_${column}`).join(", ")}, ord)
+    created_at, expires_at, ord)
 ), locked_buckets as materialized (
   select * from rate_limit_buckets where bucket in (select bucket from input) order by bucket for update
 ), clock as (
@@ -177,22 +176,19 @@ const ADMIT_BATCH_SQL = (() => {
   select hold_id, account_id, amount, instance_id, request_id, created_at, expires_at
   from decided where held and amount > 0
   returning id
-), refused as (
-  insert into usage_records (${USAGE_COLUMNS})
-  select ${usageColumns
-    .map((column) =>
-      column === "payment_method"
-        ? "case when passed then u_payment_method else 'none' end"
-        : `u_${column}`,
-    )
-    .join(", ")}
-  from decided where u_id is not null and not admitted
-  returning id
 )
 select d.ord, d.passed, d.admitted,
   case when d.bucket is null then null else json_build_object(${seen.join(", ")}) end as counted
 from decided d order by d.ord`;
 })();
+
+/**
+ * The usage rows of an admission batch's refusals, in one insert (arrays in
+ * {@link USAGE_COLUMNS} order), on the durable pool: its commit waits for
+ * the WAL flush, so a refusal is on disk before it is answered.
+ */
+const REFUSALS_SQL = `insert into usage_records (${USAGE_COLUMNS})
+select * from unnest(${USAGE_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(", ")})`;
 
 /**
  * The settlements of concurrent requests in one statement (group commit,
@@ -332,8 +328,6 @@ export class PostgresLedger implements Ledger {
   ): Promise<AdmitOutcome[]> {
     const deadline = Math.min(...items.map((item) => item.deadline));
     const column = <T>(pick: (input: AdmitInput) => T) => items.map((item) => pick(item.input));
-    const refusals = items.map((item) => usageValues(item.input.refusalUsage));
-    const usage = USAGE_TYPES.map((_type, index) => refusals.map((values) => values[index]));
     const values = [
       column((input) => input.rateLimit?.bucket ?? null),
       column((input) => input.rateLimit?.now ?? Date.now()),
@@ -347,7 +341,6 @@ export class PostgresLedger implements Ledger {
       column((input) => input.hold?.requestId ?? null),
       column((input) => input.hold?.createdAt ?? null),
       column((input) => input.hold?.expiresAt ?? null),
-      ...usage,
     ];
     const rows = await this.withRetry(() =>
       queryWithin<{
@@ -357,14 +350,17 @@ export class PostgresLedger implements Ledger {
         counted: CounterRow | null;
       }>(this.relaxed, deadline, { name: "persona_admit_batch", text: ADMIT_BATCH_SQL, values }),
     );
-    if (
-      rows.some((row, index) => !row.admitted && items[index]?.input.refusalUsage !== undefined)
-    ) {
-      // Refusals' usage rows are records: flush the WAL past them before answering.
+    // Refusals' usage rows are records: on disk before any is answered.
+    const refusals = rows.flatMap((row) => {
+      const usage = items[Number(row.ord) - 1]?.input.refusalUsage;
+      if (row.admitted || usage === undefined) return [];
+      return [usageValues(row.passed ? usage : { ...usage, payment_method: "none" })];
+    });
+    if (refusals.length > 0) {
       await queryWithin(this.pool, deadline, {
-        name: "persona_flush",
-        text: "select pg_current_xact_id()",
-        values: [],
+        name: "persona_record_refusals",
+        text: REFUSALS_SQL,
+        values: USAGE_TYPES.map((_type, index) => refusals.map((values) => values[index])),
       });
     }
     return items.map(({ input }, index) => {
