@@ -113,36 +113,100 @@ function statFields(pid) {
 }
 
 /**
- * CPU ticks the server has used so far: every child of the postmaster (on a
- * named server, only backends of `databases` and the background processes)
- * and, on the private cluster, the postmaster itself with its reaped children.
+ * The kind of a PostgreSQL process, from its title (`postgres: walwriter`,
+ * `postgres: autovacuum worker db`, `postgres: user db 127.0.0.1(port) idle`).
+ */
+function processKind(title) {
+  if (/\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/u.test(title)) return "backends";
+  if (title.includes("autovacuum")) return "autovacuum";
+  if (title.includes("walwriter")) return "WAL writer";
+  if (title.includes("checkpointer") || title.includes("background writer")) {
+    return "checkpointer and background writer";
+  }
+  return "other";
+}
+
+/**
+ * The kinds of {@link serverTicksBetween}, as columns; the last, the CPU that
+ * children which ended during the interval used in it (private cluster only).
+ */
+const SERVER_KINDS = [
+  "backends",
+  "autovacuum",
+  "WAL writer",
+  "checkpointer and background writer",
+  "other",
+  "ended",
+];
+
+/**
+ * A reading of the server's CPU ticks so far: each child of the postmaster
+ * (on a named server, only backends of `databases` and the background
+ * processes) by process ID with its kind, the postmaster itself (`other`),
+ * and, on the private cluster, what its reaped children used (utime +
+ * stime of /proc). Undefined when the server is not on this machine.
  */
 function serverTicks(server, databases) {
   if (server.postmaster === undefined) return undefined;
-  let ticks = 0;
+  const processes = new Map();
+  let reaped = 0;
   const own = statFields(server.postmaster);
   if (own !== undefined) {
-    ticks += Number(own[11]) + Number(own[12]);
-    if (server.private) ticks += Number(own[13]) + Number(own[14]);
+    processes.set(server.postmaster, { kind: "other", ticks: Number(own[11]) + Number(own[12]) });
+    if (server.private) reaped = Number(own[13]) + Number(own[14]);
   }
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/u.test(entry)) continue;
     const fields = statFields(entry);
     if (fields === undefined || Number(fields[1]) !== server.postmaster) continue;
-    if (!server.private) {
-      let title = "";
-      try {
-        title = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      } catch {
-        continue;
-      }
-      const client = /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/u.test(title);
-      if (client && !databases.some((name) => title.includes(name))) continue;
+    let title = "";
+    try {
+      title = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue;
     }
-    ticks += Number(fields[11]) + Number(fields[12]);
+    const kind = processKind(title);
+    if (!server.private && kind === "backends" && !databases.some((name) => title.includes(name))) {
+      continue;
+    }
+    processes.set(Number(entry), { kind, ticks: Number(fields[11]) + Number(fields[12]) });
+  }
+  return { processes, reaped };
+}
+
+/**
+ * CPU ticks between two {@link serverTicks} readings by {@link SERVER_KINDS}:
+ * a process living at the end counts what it used since the first reading
+ * (all of it when it started since); children reaped in between count as
+ * `ended`, less what they had used by the first reading. Undefined when
+ * either reading is.
+ */
+function serverTicksBetween(before, after) {
+  if (before === undefined || after === undefined) return undefined;
+  const ticks = serverTicksZero();
+  for (const [pid, { kind, ticks: used }] of after.processes) {
+    ticks[kind] += used - (before.processes.get(pid)?.ticks ?? 0);
+  }
+  ticks.ended = after.reaped - before.reaped;
+  for (const [pid, { ticks: used }] of before.processes) {
+    if (!after.processes.has(pid)) ticks.ended -= used;
   }
   return ticks;
 }
+
+/** Adds a {@link serverTicksBetween} difference to `into` (undefined stays undefined). */
+function addServerTicks(into, between) {
+  if (into === undefined || between === undefined) return undefined;
+  for (const kind of SERVER_KINDS) into[kind] += between[kind];
+  return into;
+}
+
+/** A {@link serverTicksBetween} difference of nothing yet. */
+const serverTicksZero = () => Object.fromEntries(SERVER_KINDS.map((kind) => [kind, 0]));
+
+/** The sum of a {@link serverTicksBetween} difference. */
+const totalTicks = (ticks) =>
+  ticks === undefined ? undefined : SERVER_KINDS.reduce((sum, kind) => sum + ticks[kind], 0);
 
 async function walLsn(server) {
   const [row] = (await server.admin.query("select pg_current_wal_lsn() as lsn")).rows;
@@ -487,6 +551,28 @@ function walTableLines(rows) {
   ];
 }
 
+/**
+ * Markdown lines of the server's CPU per request by process kind
+ * ({@link SERVER_KINDS}), or none when the server is not on this machine.
+ */
+function serverKindLines(rows) {
+  const measured = rows.filter(({ scenario }) => scenario.ticks !== undefined);
+  if (measured.length === 0) return [];
+  const perRequest = (scenario, kind) =>
+    (scenario.ticks[kind] * 1e6) / CLOCK_TICKS / scenario.requests;
+  return [
+    "Server CPU per request by process (µs): the backends serving the instances' connections, and the cluster's background processes during the scenario's runs (autovacuum, the WAL writer, the checkpointer and background writer, shared by every scenario's database; ended: processes that ended during a run, what they used in it; other: the postmaster and the rest):",
+    "",
+    `| scenario | ${SERVER_KINDS.join(" | ")} |`,
+    `|---|${SERVER_KINDS.map(() => "---:").join("|")}|`,
+    ...measured.map(
+      ({ scenario }) =>
+        `| PostgreSQL, ${scenario.name} | ${SERVER_KINDS.map((kind) => perRequest(scenario, kind).toFixed(0)).join(" | ")} |`,
+    ),
+    "",
+  ];
+}
+
 // --- the run -------------------------------------------------------------------------
 
 async function main() {
@@ -554,7 +640,7 @@ async function main() {
         customers,
         instances,
         runs: [],
-        ticks: 0,
+        ticks: server.postmaster === undefined ? undefined : serverTicksZero(),
         instanceTicks: 0,
         walBytes: 0,
         walKinds: {},
@@ -630,8 +716,10 @@ async function main() {
         addCounters(scenario.counters, countersBefore, await countersOf(scenario.instances));
         scenario.latencyMs += run.latencyMs * run.requests;
         scenario.walBytes += await walBytesBetween(server, lsnBefore, lsnAfter);
-        scenario.ticks =
-          ticksBefore === undefined ? undefined : scenario.ticks + (ticksAfter - ticksBefore);
+        scenario.ticks = addServerTicks(
+          scenario.ticks,
+          serverTicksBetween(ticksBefore, ticksAfter),
+        );
         scenario.requests += run.requests;
         scenario.runs.push(run);
         process.stderr.write(".");
@@ -667,7 +755,9 @@ async function main() {
         serverCpuUs:
           serverBefore === undefined
             ? undefined
-            : ((serverAfter - serverBefore) * 1e6) / CLOCK_TICKS / run.requests,
+            : (totalTicks(serverTicksBetween(serverBefore, serverAfter)) * 1e6) /
+              CLOCK_TICKS /
+              run.requests,
       });
       process.stderr.write(".");
     }
@@ -680,7 +770,7 @@ async function main() {
       cpuUs:
         scenario.ticks === undefined
           ? undefined
-          : (scenario.ticks * 1e6) / CLOCK_TICKS / scenario.requests,
+          : (totalTicks(scenario.ticks) * 1e6) / CLOCK_TICKS / scenario.requests,
       instanceCpuUs: (scenario.instanceTicks * 1e6) / CLOCK_TICKS / scenario.requests,
       commits: scenario.commits / scenario.requests,
       walBytes: scenario.walBytes / scenario.requests,
@@ -733,6 +823,7 @@ async function main() {
       "",
       "Instance CPU: utime + stime of the service processes (every thread: the main thread, the SQLite writer and reader, libuv's pool), per request; for express, its process.",
       "",
+      ...serverKindLines(rows),
       `Where a request's time goes (means over the rounds, ms): its latency at ${connections} connections (autocannon), and the time it waited for its admission and its settlement (\`persona_storage_write_duration_seconds\` of the instances: the group-commit queue, the round trip, the commit and, for settlements, the flush); the rest is the instance's own work and its wait for a core:`,
       "",
       "| scenario | latency ms | admission ms | settlement ms | rest ms |",

@@ -298,9 +298,9 @@ export class PostgresLedger implements Ledger {
    *   the WAL flush); `relaxed` for admissions and releases (they do not, so
    *   a batch's row locks are not held through a flush: a server crash may
    *   forget a reservation or a count, never a charge — a settlement's
-   *   durable commit flushes its admission too). A batch that wrote
-   *   refusals' usage rows waits for a durable commit after it (records are
-   *   never lost).
+   *   durable commit flushes its admission too). A batch's refusals' usage
+   *   rows are inserted on `durable` after its commit (records are never
+   *   lost).
    */
   constructor(
     pools: { durable: pg.Pool; relaxed: pg.Pool },
