@@ -89,13 +89,22 @@ const skipReason = await postgresUnavailable();
 
 /**
  * Calls of the usage table's statement trigger (daily totals) so far, read
- * from a session of its own: statistics of a session are flushed when it
- * ends, so this is read after the store closed.
+ * from a session of its own once every other session of the database has
+ * ended: a session's statistics are flushed when it ends, so this is read
+ * after the store closed (its backends exit a moment after).
  */
 async function dailyTotalsTriggerCalls(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    for (let attempt = 0; ; attempt += 1) {
+      const { rows } = await client.query<{ others: string }>(
+        "select count(*) as others from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
+      );
+      if (Number(rows[0]?.others) === 0) break;
+      if (attempt >= 100) throw new Error("the store's sessions did not end within 5 s");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const { rows } = await client.query<{ calls: string }>(
       "select coalesce(sum(calls), 0) as calls from pg_stat_user_functions where funcname = 'persona_usage_records_daily_insert'",
     );
