@@ -25,8 +25,8 @@
 // split between the instances, after a 2 s warm-up each.
 //
 // Per request, summed over a scenario's runs: PostgreSQL server CPU (utime +
-// stime from /proc of every process of the cluster, CLK_TCK ticks, exited
-// backends through the postmaster's cutime + cstime), WAL bytes
+// stime from /proc of every process of the cluster by process kind, CLK_TCK
+// ticks, processes that ended through the postmaster's cutime + cstime), WAL bytes
 // (pg_current_wal_lsn before and after each run), statements
 // (persona_storage_statements_total of each instance's /metrics) and commits
 // (pg_stat_database xact_commit + xact_rollback of the scenario's database,
@@ -144,12 +144,13 @@ const SERVER_KINDS = [
  * (on a named server, only backends of `databases` and the background
  * processes) by process ID with its kind, the postmaster itself (`other`),
  * and, on the private cluster, what its reaped children used (utime +
- * stime of /proc). Undefined when the server is not on this machine.
+ * stime of /proc; undefined on a named server, whose postmaster is not
+ * ours). Undefined when the server is not on this machine.
  */
 function serverTicks(server, databases) {
   if (server.postmaster === undefined) return undefined;
   const processes = new Map();
-  let reaped = 0;
+  let reaped;
   const own = statFields(server.postmaster);
   if (own !== undefined) {
     processes.set(server.postmaster, { kind: "other", ticks: Number(own[11]) + Number(own[12]) });
@@ -178,7 +179,8 @@ function serverTicks(server, databases) {
  * CPU ticks between two {@link serverTicks} readings by {@link SERVER_KINDS}:
  * a process living at the end counts what it used since the first reading
  * (all of it when it started since); children reaped in between count as
- * `ended`, less what they had used by the first reading. Undefined when
+ * `ended`, less what they had used by the first reading (on a named server,
+ * where what they used is not known, they count nothing). Undefined when
  * either reading is.
  */
 function serverTicksBetween(before, after) {
@@ -187,6 +189,7 @@ function serverTicksBetween(before, after) {
   for (const [pid, { kind, ticks: used }] of after.processes) {
     ticks[kind] += used - (before.processes.get(pid)?.ticks ?? 0);
   }
+  if (after.reaped === undefined || before.reaped === undefined) return ticks;
   ticks.ended = after.reaped - before.reaped;
   for (const [pid, { ticks: used }] of before.processes) {
     if (!after.processes.has(pid)) ticks.ended -= used;
