@@ -490,6 +490,24 @@ function redisAnswers(url) {
 }
 
 /**
+ * Markdown lines of a per-scenario table: its caption, a heading row
+ * (`scenario` and `headings`), and one row per measured scenario with the
+ * cells `cells(scenario)` gives, then a blank line.
+ */
+function scenarioTableLines(caption, headings, measured, cells) {
+  return [
+    caption,
+    "",
+    `| scenario | ${headings.join(" | ")} |`,
+    `|---|${headings.map(() => "---:").join("|")}|`,
+    ...measured.map(
+      ({ scenario }) => `| PostgreSQL, ${scenario.name} | ${cells(scenario).join(" | ")} |`,
+    ),
+    "",
+  ];
+}
+
+/**
  * The WAL breakdown table (bytes per request by {@link WAL_KINDS}), or
  * nothing when pg_walinspect could not be used.
  */
@@ -499,17 +517,13 @@ function walKindLines(rows) {
     ({ scenario }) => !scenario.walKindsMissing && Object.keys(scenario.walKinds).length > 0,
   );
   if (measured.length === 0) return [];
-  return [
+  return scenarioTableLines(
     "WAL bytes per request by record kind (`pg_get_wal_stats` of pg_walinspect over each run; an index insert is about 100 bytes, a usage row about 260):",
-    "",
-    `| scenario | ${columns.join(" | ")} |`,
-    `|---|${columns.map(() => "---:").join("|")}|`,
-    ...measured.map(
-      ({ scenario }) =>
-        `| PostgreSQL, ${scenario.name} | ${columns.map((column) => ((scenario.walKinds[column] ?? 0) / scenario.requests).toFixed(0)).join(" | ")} |`,
-    ),
-    "",
-  ];
+    columns,
+    measured,
+    (scenario) =>
+      columns.map((column) => ((scenario.walKinds[column] ?? 0) / scenario.requests).toFixed(0)),
+  );
 }
 
 /** A table's column heading: its name as code, `(indexes)` after it for its indexes. */
@@ -541,17 +555,16 @@ function walTableLines(rows) {
     Object.keys(scenario.walTables)
       .filter((table) => table !== NO_TABLE && !columns.includes(table))
       .reduce((sum, table) => sum + perRequest(scenario, table), 0);
-  return [
+  return scenarioTableLines(
     "WAL bytes per request by table (`pg_get_wal_records_info` over each run: each record, with its full-page image, under the table it changes; a partition under its partitioned table):",
-    "",
-    `| scenario | ${columns.map(tableHeading).join(" | ")} | other tables | ${NO_TABLE} |`,
-    `|---|${columns.map(() => "---:").join("|")}|---:|---:|`,
-    ...measured.map(
-      ({ scenario }) =>
-        `| PostgreSQL, ${scenario.name} | ${columns.map((table) => perRequest(scenario, table).toFixed(0)).join(" | ")} | ${other(scenario).toFixed(0)} | ${perRequest(scenario, NO_TABLE).toFixed(0)} |`,
-    ),
-    "",
-  ];
+    [...columns.map(tableHeading), "other tables", NO_TABLE],
+    measured,
+    (scenario) => [
+      ...columns.map((table) => perRequest(scenario, table).toFixed(0)),
+      other(scenario).toFixed(0),
+      perRequest(scenario, NO_TABLE).toFixed(0),
+    ],
+  );
 }
 
 /**
@@ -563,17 +576,12 @@ function serverKindLines(rows) {
   if (measured.length === 0) return [];
   const perRequest = (scenario, kind) =>
     (scenario.ticks[kind] * 1e6) / CLOCK_TICKS / scenario.requests;
-  return [
+  return scenarioTableLines(
     "Server CPU per request by process (µs): the backends serving the instances' connections, and the cluster's background processes during the scenario's runs (autovacuum, the WAL writer, the checkpointer and background writer, shared by every scenario's database; ended: processes that ended during a run, what they used in it; other: the postmaster and the rest):",
-    "",
-    `| scenario | ${SERVER_KINDS.join(" | ")} |`,
-    `|---|${SERVER_KINDS.map(() => "---:").join("|")}|`,
-    ...measured.map(
-      ({ scenario }) =>
-        `| PostgreSQL, ${scenario.name} | ${SERVER_KINDS.map((kind) => perRequest(scenario, kind).toFixed(0)).join(" | ")} |`,
-    ),
-    "",
-  ];
+    SERVER_KINDS,
+    measured,
+    (scenario) => SERVER_KINDS.map((kind) => perRequest(scenario, kind).toFixed(0)),
+  );
 }
 
 // --- the run -------------------------------------------------------------------------
