@@ -6,6 +6,7 @@ import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
 import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
+import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { UNLOGGED_RATE_LIMITS_MIGRATIONS } from "./rate-limits/unlogged-buckets-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
@@ -44,4 +45,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...DAILY_CHARGES_MIGRATIONS,
   ...UNLOGGED_RATE_LIMITS_MIGRATIONS,
   ...KEY_ORDER_MIGRATIONS,
+  ...PAYMENT_RETENTION_MIGRATIONS,
 };
