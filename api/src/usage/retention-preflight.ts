@@ -47,7 +47,9 @@ export async function retentionProblems(
         : error instanceof Error
           ? error.message
           : String(error);
-    problems.push(`the database (PERSONA_DATABASE_URL=${store.location}) cannot be written: ${reason}`);
+    problems.push(
+      `the database (PERSONA_DATABASE_URL=${store.location}) cannot be written: ${reason}`,
+    );
   }
   if (archiveDir !== undefined) {
     const problem = await archiveDirectoryProblem(archiveDir, options);

@@ -173,9 +173,7 @@ export async function archiveDirectoryProblem(
     if (!stats.isDirectory()) return `cannot be created: ${ancestor} is a file, not a folder`;
     try {
       if (!options.create) {
-        await fs.promises.rmdir(
-          await fs.promises.mkdtemp(path.join(ancestor, ".archive-probe-")),
-        );
+        await fs.promises.rmdir(await fs.promises.mkdtemp(path.join(ancestor, ".archive-probe-")));
         return undefined;
       }
       await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
