@@ -156,9 +156,9 @@ function nextDay(day: string): string {
  * On PostgreSQL one instance at a time does the work (a session advisory
  * lock, tried, never waited for), and `usage_records` being partitioned by
  * month (migration 0013), a month wholly older than the cutoff is dropped
- * whole (`drop table`, which locks `usage_records` for a
- * moment, waiting at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead
- * of deleted row by row; the month at the cutoff's edge and the default
+ * whole (`drop table`, which locks `usage_records` for a moment, waiting
+ * at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead of deleted row
+ * by row; the month at the cutoff's edge and the default
  * partition still go by batched deletes. Each run (and the start of the
  * background job) also makes the partitions of the current month and the
  * next two.
@@ -407,9 +407,9 @@ export class UsageRetention {
 
   /**
    * PostgreSQL: drops each monthly partition wholly older than the cutoff
-   * (its rows archived by {@link archiveRemovable} before), folding the charges its rows carry (`charged_micros`,
-   * migration 0017) into the month's `carried_forward` entries in the
-   * drop's transaction. A partition a ledger entry still refers to is left to
+   * (its rows archived by {@link archiveRemovable} before), folding the
+   * charges its rows carry (`charged_micros`, migration 0017) into the
+   * month's `carried_forward` entries in the drop's transaction. A partition a ledger entry still refers to is left to
    * the batched deletes, which keep the rows referred to. Only entries that
    * are not charges can: a charge entry (before migration 0017) is dated
    * as its usage row (settlement and late charge wrote both from one input), so it was
@@ -488,7 +488,7 @@ export class UsageRetention {
    *
    * @returns that day's bounds (its end is at most `to`), or null when no row is left in [from, to)
    */
-  private async nextDay(
+  private async firstDayWithRows(
     database: Db,
     from: string,
     to: string,
@@ -524,7 +524,7 @@ export class UsageRetention {
     if (archiveDir === undefined) return;
     let from = "";
     while (!this.stopped) {
-      const span = await this.nextDay(database, from, cutoff);
+      const span = await this.firstDayWithRows(database, from, cutoff);
       if (span === null) return;
       const written = await writeUsageArchive(
         archiveDir,
@@ -659,7 +659,7 @@ export class UsageRetention {
   ): Promise<void> {
     let from = "";
     while (!this.stopped) {
-      const span = await this.nextDay(database, from, cutoff);
+      const span = await this.firstDayWithRows(database, from, cutoff);
       if (span === null) return;
       const { start: dayStart, end: dayEnd } = span;
       while (!this.stopped) {
