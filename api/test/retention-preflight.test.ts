@@ -217,6 +217,9 @@ await describeEachDialect("retention's preflight: the database", (database) => {
       const run = await runAdmin(lostServices, "storage", "retention");
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/^retention did not run, nothing was changed: the database \(/u);
+      const dry = await runAdmin(lostServices, "storage", "retention", "--dry-run");
+      expect(dry.code).toBe(1);
+      expect(dry.stderr).toMatch(/^the retention run would fail: the database \(/u);
     } finally {
       await closeStore(lostServices).catch(() => undefined);
     }

@@ -95,15 +95,22 @@ export function addStorageCommands(
       if (options.dryRun === true) {
         // The real run's checks, minus making the archive folder: what the run would fail on.
         const problems = await retention.preflight({ create: false });
-        print({ ...(await retention.preview()), problems });
-        if (retention.settings.days === null) throw off;
-        if (problems.length > 0) {
-          throw new CommanderError(
-            1,
-            "retention.preflight",
-            `the retention run would fail: ${problems.join("; ")}`,
-          );
+        const failing = new CommanderError(
+          1,
+          "retention.preflight",
+          `the retention run would fail: ${problems.join("; ")}`,
+        );
+        let preview: Awaited<ReturnType<typeof retention.preview>>;
+        try {
+          preview = await retention.preview();
+        } catch (error) {
+          // Counting needs the database too: when it is what fails, say so in the checks' words.
+          if (problems.length > 0) throw failing;
+          throw error;
         }
+        print({ ...preview, problems });
+        if (retention.settings.days === null) throw off;
+        if (problems.length > 0) throw failing;
         return;
       }
       let report: Awaited<ReturnType<typeof retention.run>>;
