@@ -45,7 +45,7 @@ const CHUNK = 1_000_000;
 const DAY = 86_400_000;
 const dist = (file) => import(pathToFileURL(path.join(root, "api/dist", file)).href);
 const { monthOf, monthPartition, monthsBetween } = await dist("usage/usage-partitions.js");
-const { retentionCutoff } = await dist("usage/usage-retention.js");
+const { retentionCutoff } = await dist("usage/retention-settings.js");
 const { loadConfig } = await dist("config/config.js");
 const { createServices } = await dist("create-services.js");
 const { createLogger } = await dist("logging/logger.js");

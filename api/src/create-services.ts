@@ -14,7 +14,8 @@ import type { Services } from "./services.js";
 import { openStore } from "./storage/database.js";
 import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
 import { startTracing } from "./tracing/start-tracing.js";
-import { retentionSettingsOf, UsageRetention } from "./usage/usage-retention.js";
+import { retentionSettingsOf } from "./usage/retention-settings.js";
+import { UsageRetention } from "./usage/usage-retention.js";
 
 /** Test and tool seams of {@link createServices}. */
 export interface ServiceOverrides {

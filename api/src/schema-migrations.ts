@@ -2,6 +2,7 @@ import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
 import { USAGE_CHARGE_MIGRATIONS } from "./billing/usage-charge-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
+import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
 import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
@@ -44,4 +45,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...DAILY_CHARGES_MIGRATIONS,
   ...UNLOGGED_RATE_LIMITS_MIGRATIONS,
   ...KEY_ORDER_MIGRATIONS,
+  ...PAYMENT_RETENTION_MIGRATIONS,
 };

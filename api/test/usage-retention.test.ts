@@ -3,11 +3,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
+import { retentionCutoff } from "../src/usage/retention-settings.js";
 import { readUsageArchive, usageArchiveFiles, usageReportOf } from "../src/usage/usage-archive.js";
-import { retentionCutoff, UsageRetention } from "../src/usage/usage-retention.js";
+import { UsageRetention } from "../src/usage/usage-retention.js";
 import { runAdmin } from "./support/admin-in-process.js";
 import { createTestDatabase, describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
@@ -355,6 +357,72 @@ await describeEachDialect("usage retention's background job", (database) => {
       days: null,
     });
     expect(await off.run(NOW)).toMatchObject({ skipped: "off", usageRowsRemoved: 0 });
+  });
+});
+
+await describeEachDialect("usage retention of x402 payment rows", (database) => {
+  let services: Services;
+  beforeAll(async () => {
+    services = await openStore(database.url, {
+      PERSONA_USAGE_RETENTION_DAYS: String(RETENTION_DAYS),
+      PERSONA_RETENTION_BATCH_SIZE: "4",
+      PERSONA_RETENTION_PAUSE_MS: "0",
+    });
+  });
+  afterAll(async () => {
+    await closeStore(services);
+  });
+
+  it("removes the payment rows older than the cutoff in batches, reading their index, and keeps newer ones", async () => {
+    const customer = await createCustomer(services, { balanceMicros: 0 });
+    // As the x402 gate writes them: keyed by the hash of the payment's payer and nonce.
+    const row = (createdAt: string) => ({
+      id: randomUUID().replaceAll("-", "").repeat(2),
+      persona_id: customer.persona.id,
+      amount_micros: 10_000,
+      status: "settled" as const,
+      payer: "0x00000000000000000000000000000000000000aA",
+      transaction_reference: `0x${randomUUID().replaceAll("-", "")}`,
+      created_at: createdAt,
+    });
+    const old = Array.from({ length: 10 }, (_, n) => row(daysAgo(31 + n * 9, n % 24)));
+    const kept = [row(daysAgo(29)), row(daysAgo(3)), row(daysAgo(0))];
+    await services.database
+      .insertInto("x402_payments")
+      .values([...old, ...kept])
+      .execute();
+    expect((await services.retention.preview(NOW)).paymentRows).toBe(old.length);
+
+    const report = await services.retention.run(NOW);
+
+    expect(report.paymentRowsRemoved).toBe(old.length);
+    // Nothing else to remove: the batches are the payment rows', 4 at most each.
+    expect(report.batches).toBe(Math.ceil(old.length / 4));
+    const left = await services.database.selectFrom("x402_payments").select("id").execute();
+    expect(left.map((entry) => entry.id).sort()).toEqual(kept.map((entry) => entry.id).sort());
+
+    // A batch reads only the rows it removes (migration 0024's index), not the whole table.
+    const cutoff = retentionCutoff(RETENTION_DAYS, NOW);
+    const plan =
+      database.dialect === "sqlite"
+        ? (
+            await sql<{
+              detail: string;
+            }>`explain query plan select id from x402_payments where created_at < ${cutoff} order by created_at limit 4`.execute(
+              services.database,
+            )
+          ).rows.map((line) => line.detail)
+        : await services.database.transaction().execute(async (transaction) => {
+            // The table is tiny here: seq scans off, to see that the index serves.
+            await sql`set local enable_seqscan = off`.execute(transaction);
+            const { rows } = await sql<{
+              "QUERY PLAN": string;
+            }>`explain select id from x402_payments where created_at < ${cutoff} order by created_at limit 4`.execute(
+              transaction,
+            );
+            return rows.map((line) => line["QUERY PLAN"]);
+          });
+    expect(plan.join("\n")).toContain("x402_payments_created_at");
   });
 });
 

@@ -186,7 +186,7 @@ await describeEachDialect("402 payment challenge (spec §5.6, x402)", (database)
     expect(facilitator.settlements).toHaveLength(settlementsBefore + 1);
   });
 
-  it("refuses an expired or not yet valid authorization before asking the facilitator", async () => {
+  it("refuses an expired, not yet valid or too long valid authorization before asking the facilitator", async () => {
     const now = Math.floor(Date.now() / 1000);
     const verificationsBefore = facilitator.verifications.length;
     for (const [window, reason] of [
@@ -194,6 +194,11 @@ await describeEachDialect("402 payment challenge (spec §5.6, x402)", (database)
       // Within x402's 6-second margin: it would expire before reaching the chain.
       [{ validBefore: now + 3 }, "invalid_exact_evm_payload_authorization_valid_before"],
       [{ validAfter: now + 600 }, "invalid_exact_evm_payload_authorization_valid_after"],
+      // Valid for longer than retention keeps its row (90 days): it could be used again after.
+      [
+        { validBefore: now + 91 * 86_400 },
+        "invalid_exact_evm_payload_authorization_valid_before (it must expire within 90 days)",
+      ],
     ] as const) {
       const client = paymentClient(true, window);
       const challenge = await generate(selfServe.id);

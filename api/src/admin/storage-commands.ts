@@ -1,6 +1,7 @@
 import { type Command, CommanderError } from "commander";
 import type { Services } from "../services.js";
 import { type StorageStats, storageStats } from "../storage/storage-stats.js";
+import { RetentionPreflightError } from "../usage/retention-preflight.js";
 import { textTable } from "./admin-output.js";
 
 function statsTable(stats: StorageStats): string {
@@ -47,7 +48,7 @@ function statsTable(stats: StorageStats): string {
     `oldest usage row: ${stats.oldest.usageRecords ?? "-"}; oldest ledger entry: ${stats.oldest.ledgerEntries ?? "-"}`,
     retention.cutoff === null
       ? "retention: off (PERSONA_USAGE_RETENTION_DAYS)"
-      : `next retention run (${retention.days} days, before ${retention.cutoff}): removes ${retention.usageRows} usage rows${retention.partitions.length === 0 ? "" : ` (dropping partitions ${retention.partitions.join(", ")})`}, rolls up ${retention.ledgerEntries} ledger entries${retention.archiveDir === null ? "" : `, archived to ${retention.archiveDir}`}`,
+      : `next retention run (${retention.days} days, before ${retention.cutoff}): removes ${retention.usageRows} usage rows${retention.partitions.length === 0 ? "" : ` (dropping partitions ${retention.partitions.join(", ")})`}, rolls up ${retention.ledgerEntries} ledger entries, removes ${retention.paymentRows} x402 payment rows${retention.archiveDir === null ? "" : `, archived to ${retention.archiveDir}`}`,
   ];
   return lines.join("\n");
 }
@@ -77,23 +78,49 @@ export function addStorageCommands(
     });
   storage
     .command("retention")
-    .option("--dry-run", "only count what would be removed")
+    .option(
+      "--dry-run",
+      "only count what would be removed, and check what the run needs (exits 1 when it would fail)",
+    )
     .description(
-      "run usage retention once now (PERSONA_USAGE_RETENTION_DAYS, PERSONA_USAGE_ARCHIVE_DIR)",
+      "run usage retention once now (PERSONA_USAGE_RETENTION_DAYS, PERSONA_USAGE_ARCHIVE_DIR); it checks the database and the archive folder first and changes nothing when either fails",
     )
     .action(async (options: { dryRun?: boolean }) => {
+      const { retention } = services;
+      const off = new CommanderError(
+        1,
+        "retention.off",
+        "retention is off: set PERSONA_USAGE_RETENTION_DAYS to a number of days",
+      );
       if (options.dryRun === true) {
-        print(await services.retention.preview());
+        // The real run's checks, minus making the archive folder: what the run would fail on.
+        const problems = await retention.preflight({ create: false });
+        const failing = new CommanderError(
+          1,
+          "retention.preflight",
+          `the retention run would fail: ${problems.join("; ")}`,
+        );
+        let preview: Awaited<ReturnType<typeof retention.preview>>;
+        try {
+          preview = await retention.preview();
+        } catch (error) {
+          // Counting needs the database too: when it is what fails, say so in the checks' words.
+          if (problems.length > 0) throw failing;
+          throw error;
+        }
+        print({ ...preview, problems });
+        if (retention.settings.days === null) throw off;
+        if (problems.length > 0) throw failing;
         return;
       }
-      const report = await services.retention.run();
-      if (report.skipped === "off") {
-        throw new CommanderError(
-          1,
-          "retention.off",
-          "retention is off: set PERSONA_USAGE_RETENTION_DAYS to a number of days",
-        );
+      let report: Awaited<ReturnType<typeof retention.run>>;
+      try {
+        report = await retention.run();
+      } catch (error) {
+        if (!(error instanceof RetentionPreflightError)) throw error;
+        throw new CommanderError(1, "retention.preflight", error.message);
       }
+      if (report.skipped === "off") throw off;
       print(report);
     });
   storage

@@ -102,6 +102,10 @@ export function createBilling(
       assetVersion: config.PERSONA_X402_ASSET_VERSION,
       assetDecimals: config.PERSONA_X402_ASSET_DECIMALS,
       maxTimeoutSeconds: config.PERSONA_X402_MAX_TIMEOUT_SECONDS,
+      // Retention removes payment rows after these days: an authorization must expire first.
+      ...(config.PERSONA_USAGE_RETENTION_DAYS === null
+        ? {}
+        : { maxValidSeconds: config.PERSONA_USAGE_RETENTION_DAYS * 86_400 }),
     },
     facilitator,
     database,

@@ -7,11 +7,13 @@ import { z } from "zod";
  */
 export const retentionConfigShape = {
   /**
-   * Days raw usage rows and ledger entries are kept (default 90). Older ones
-   * are removed by a background job (daily totals are kept for ever; ledger
-   * entries are rolled into one `carried_forward` entry per account and
-   * month). `off` or `0` keeps everything for ever (no job runs).
-   * Becomes `null` when off.
+   * Days raw usage rows, ledger entries and x402 payment rows are kept
+   * (default 90). Older ones are removed by a background job (daily totals
+   * are kept for ever; ledger entries are rolled into one `carried_forward`
+   * entry per account and month). While it is set, the x402 gate refuses an
+   * authorization valid for longer than this (a payment's row is what
+   * refuses it a second time). `off` or `0` keeps everything for ever (no
+   * job runs). Becomes `null` when off.
    */
   PERSONA_USAGE_RETENTION_DAYS: z
     .string()
@@ -26,7 +28,9 @@ export const retentionConfigShape = {
    * A directory where usage rows are written before retention removes them,
    * one gzip-compressed JSON Lines file per UTC day (`usage-YYYY-MM-DD.jsonl.gz`,
    * `…part-N…` for later parts). Unset: removed rows are not archived.
-   * Resolved to an absolute path.
+   * Resolved to an absolute path. Made when missing; each run first checks
+   * that it is a folder a file can be written in, and changes nothing when
+   * it is not.
    */
   PERSONA_USAGE_ARCHIVE_DIR: z
     .string()

@@ -36,6 +36,14 @@ export interface X402Options {
   /** Token decimals (≥ 6): a micro-unit price is scaled by 10^(decimals − 6). */
   assetDecimals: number;
   maxTimeoutSeconds: number;
+  /**
+   * Seconds from now an authorization may stay valid at most (its
+   * `validBefore`): the time retention keeps a payment's row, which is
+   * what refuses the payment a second time. A payment whose row is gone
+   * has so expired, and its validity window refuses it. Absent: no limit
+   * (payment rows are kept for ever).
+   */
+  maxValidSeconds?: number;
 }
 
 /** A payment the facilitator verified, to be settled once the request is served. */
@@ -159,8 +167,9 @@ export function paymentIdentity(
  * by the configured facilitator, served, then settled, and answered with
  * `PAYMENT-RESPONSE`. A payment — its payer and nonce, not its header's
  * bytes — is accepted once (replays are refused before the facilitator is
- * asked), and so is an authorization outside its validity window; a payment
- * whose request failed is never settled.
+ * asked), as is an authorization outside its validity window or valid for
+ * longer than its row is kept (`maxValidSeconds`); a payment whose request
+ * failed is never settled.
  */
 export class X402Gate {
   /**
@@ -234,8 +243,8 @@ export class X402Gate {
    * @param header - the `PAYMENT-SIGNATURE` header, if any
    * @throws {ServiceError} `payment_required` (402, x402 body) without a
    *   payment or with one that is malformed, does not match, was used
-   *   before (same payer and nonce), is outside its validity window or
-   *   fails verification; `payment_facilitator_error` (502) when
+   *   before (same payer and nonce), is outside its validity window, stays
+   *   valid for longer than `maxValidSeconds`, or fails verification; `payment_facilitator_error` (502) when
    *   the facilitator cannot be reached
    */
   async admit(
@@ -287,6 +296,22 @@ export class X402Gate {
     const outside = windowRefusal(authorization, this.now() / 1000);
     if (outside !== undefined) {
       throw this.refuse(persona, priceMicros, resourceUrl, `invalid payment: ${outside}`);
+    }
+    const { maxValidSeconds } = this.options;
+    if (
+      maxValidSeconds !== undefined &&
+      authorization.validBefore > BigInt(Math.floor(this.now() / 1000) + maxValidSeconds)
+    ) {
+      throw this.refuse(
+        persona,
+        priceMicros,
+        resourceUrl,
+        `invalid payment: invalid_exact_evm_payload_authorization_valid_before (it must expire within ${
+          maxValidSeconds % 86_400 === 0
+            ? `${maxValidSeconds / 86_400} days`
+            : `${maxValidSeconds} seconds`
+        })`,
+      );
     }
     const id = paymentIdentity(requirements, authorization);
     const inserted = await this.database

@@ -89,6 +89,108 @@ export async function writeUsageArchive(
   }
 }
 
+/** A file system error's code in words an operator acts on. */
+const ERRNO_WORDS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is exhausted",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the path is too long",
+  EIO: "an I/O error",
+};
+
+function describeFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words = code === undefined ? undefined : ERRNO_WORDS[code];
+  if (words !== undefined) return `${words} (${code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `fs.stat` of a path, or its error (ENOENT, ENOTDIR, EACCES …). */
+async function statOf(file: string): Promise<fs.Stats | NodeJS.ErrnoException> {
+  try {
+    return await fs.promises.stat(file);
+  } catch (error) {
+    return error as NodeJS.ErrnoException;
+  }
+}
+
+/** Creates a file in `directory`, writes a byte and removes it: proves the folder takes files. */
+async function probeFile(directory: string): Promise<void> {
+  const probe = path.join(
+    directory,
+    `.archive-probe.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+  );
+  const handle = await fs.promises.open(probe, "wx", 0o600);
+  try {
+    await handle.writeFile("probe\n");
+  } finally {
+    await handle.close();
+    await fs.promises.rm(probe, { force: true });
+  }
+}
+
+/**
+ * Checks that {@link writeUsageArchive} can write in `directory` before a
+ * retention run removes anything: the path is a folder, or can be made
+ * (its nearest existing ancestor is a folder that takes new entries), and
+ * a probe file can be created in it and removed. With `create` (a real
+ * run) a missing folder is made (mode 0700, as the archive makes it) and
+ * probed; without it (a dry run) a probe folder is made and removed in the
+ * nearest existing ancestor instead, so nothing is left behind.
+ *
+ * @param directory - an absolute path (`PERSONA_USAGE_ARCHIVE_DIR`)
+ * @returns what is wrong, in words, e.g. `cannot be created: /srv/a is a
+ *   file, not a folder`, or `is a file, not a folder`; undefined when the
+ *   archive can be written there
+ */
+export async function archiveDirectoryProblem(
+  directory: string,
+  options: { create: boolean },
+): Promise<string | undefined> {
+  const found = await statOf(directory);
+  if (found instanceof fs.Stats) {
+    if (!found.isDirectory()) {
+      return found.isFile() ? "is a file, not a folder" : "is not a folder";
+    }
+  } else if (found.code === "ENOENT" || found.code === "ENOTDIR") {
+    // Missing, or a file stands where a parent folder should be: look up the path for what is there.
+    let ancestor = path.dirname(directory);
+    let stats = await statOf(ancestor);
+    while (
+      !(stats instanceof fs.Stats) &&
+      (stats.code === "ENOENT" || stats.code === "ENOTDIR") &&
+      path.dirname(ancestor) !== ancestor
+    ) {
+      ancestor = path.dirname(ancestor);
+      stats = await statOf(ancestor);
+    }
+    if (!(stats instanceof fs.Stats)) {
+      return `cannot be created: ${ancestor} cannot be read: ${describeFileError(stats)}`;
+    }
+    if (!stats.isDirectory()) return `cannot be created: ${ancestor} is a file, not a folder`;
+    try {
+      if (!options.create) {
+        await fs.promises.rmdir(await fs.promises.mkdtemp(path.join(ancestor, ".archive-probe-")));
+        return undefined;
+      }
+      await fs.promises.mkdir(directory, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      return `cannot be created in ${ancestor}: ${describeFileError(error)}`;
+    }
+  } else {
+    return `cannot be read: ${describeFileError(found)}`;
+  }
+  try {
+    await probeFile(directory);
+  } catch (error) {
+    return `cannot be written: ${describeFileError(error)}`;
+  }
+  return undefined;
+}
+
 /** The archive files of a directory, oldest day first (parts in order). */
 export function usageArchiveFiles(directory: string): string[] {
   return fs

@@ -1,11 +1,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { type Kysely, sql } from "kysely";
 import type { UsageRecordsTable } from "../billing/billing-tables.js";
-import type { Config } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
+import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-retention.js";
 import type { DatabaseSchema } from "../storage/schema.js";
 import type { Store } from "../storage/store.js";
 import { CARRIED_FORWARD_KIND } from "./retention-migration.js";
+import { RetentionPreflightError, retentionProblems } from "./retention-preflight.js";
+import { type RetentionSettings, retentionCutoff } from "./retention-settings.js";
 import { writeUsageArchive } from "./usage-archive.js";
 import {
   ensureUsagePartitions,
@@ -15,54 +17,6 @@ import {
   usagePartitioned,
   usagePartitions,
 } from "./usage-partitions.js";
-
-/** What retention keeps and how it removes the rest (config/retention-config.ts). */
-export interface RetentionSettings {
-  /** Days kept; null: retention is off, everything is kept. */
-  days: number | null;
-  /** Where removed usage rows are archived first; absent: not archived. */
-  archiveDir?: string;
-  /** Rows per transaction. */
-  batchSize: number;
-  /** Milliseconds between two batches. */
-  pauseMs: number;
-  /** Milliseconds between two runs of the background job. */
-  intervalMs: number;
-}
-
-/** The retention settings of a configuration. */
-export function retentionSettingsOf(
-  config: Pick<
-    Config,
-    | "PERSONA_USAGE_RETENTION_DAYS"
-    | "PERSONA_USAGE_ARCHIVE_DIR"
-    | "PERSONA_RETENTION_BATCH_SIZE"
-    | "PERSONA_RETENTION_PAUSE_MS"
-    | "PERSONA_RETENTION_INTERVAL_MINUTES"
-  >,
-): RetentionSettings {
-  return {
-    days: config.PERSONA_USAGE_RETENTION_DAYS,
-    ...(config.PERSONA_USAGE_ARCHIVE_DIR === undefined
-      ? {}
-      : { archiveDir: config.PERSONA_USAGE_ARCHIVE_DIR }),
-    batchSize: config.PERSONA_RETENTION_BATCH_SIZE,
-    pauseMs: config.PERSONA_RETENTION_PAUSE_MS,
-    intervalMs: config.PERSONA_RETENTION_INTERVAL_MINUTES * 60_000,
-  };
-}
-
-/**
- * The cutoff of a run: the UTC midnight `days` days before `now`'s UTC day
- * starts. Rows created before it are removed; a day is so removed whole.
- *
- * @returns ISO 8601 UTC, e.g. `2026-08-28T00:00:00.000Z`
- */
-export function retentionCutoff(days: number, now: Date = new Date()): string {
-  return new Date(
-    Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days),
-  ).toISOString();
-}
 
 /** The ID of the carried-forward ledger entry of an account and month (`YYYY-MM`). */
 export function carriedForwardId(accountId: string, month: string): string {
@@ -117,6 +71,8 @@ export interface RetentionPreview {
   /** Ledger entries older than the cutoff (carried-forward ones aside), to be rolled up. */
   ledgerEntries: number;
   archiveDir: string | null;
+  /** x402 payment rows older than the cutoff. */
+  paymentRows: number;
   /**
    * PostgreSQL: the monthly partitions of `usage_records` wholly older than
    * the cutoff, dropped whole (unless a ledger entry still refers to one of
@@ -132,9 +88,14 @@ export interface RetentionReport {
   skipped?: "off" | "busy";
   usageRowsRemoved: number;
   ledgerEntriesRolledUp: number;
+  /** x402 payment rows removed (older than the cutoff). */
+  paymentRowsRemoved: number;
   /** Account-months whose carried-forward entry was made or grew. */
   carriedForwardMonths: number;
-  /** Archive files written, with their row counts. */
+  /**
+   * Archive files written, with their row counts: every row the run
+   * removes (a row a newer ledger entry refers to is kept, and not archived).
+   */
   archiveFiles: Array<{ file: string; rows: number }>;
   /** Transactions that removed rows. */
   batches: number;
@@ -144,6 +105,22 @@ export interface RetentionReport {
   partitionsDropped: string[];
   /** PostgreSQL: monthly partitions made ahead (the current month and the next two). */
   partitionsCreated: string[];
+}
+
+/** A report of a run that removed nothing (yet). */
+function emptyReport(cutoff: string | null): RetentionReport {
+  return {
+    cutoff,
+    usageRowsRemoved: 0,
+    ledgerEntriesRolledUp: 0,
+    paymentRowsRemoved: 0,
+    carriedForwardMonths: 0,
+    archiveFiles: [],
+    batches: 0,
+    reclaimedBytes: 0,
+    partitionsDropped: [],
+    partitionsCreated: [],
+  };
 }
 
 /** Times a partition's drop tries for its lock ({@link PARTITION_LOCK_TIMEOUT_MS} each) before batched deletes take its rows. */
@@ -159,20 +136,29 @@ function nextDay(day: string): string {
 }
 
 /**
- * Usage retention (issue 26 "Bounded history"): removes usage rows older
- * than the cutoff and rolls ledger entries older than it into one
- * `carried_forward` entry per account and month (so every account's ledger
- * sum stays its balance), in transactions of `batchSize` rows with a pause
- * between them, off the request path. Daily totals are kept (migration
- * 0012's triggers leave them alone). Usage rows are archived per UTC day
- * first when `archiveDir` is set. On SQLite the file then gives back its
- * free pages (`PRAGMA incremental_vacuum`, when auto_vacuum is INCREMENTAL).
+ * Usage retention: removes usage rows older than the cutoff and rolls
+ * ledger entries older than it into one `carried_forward` entry per
+ * account and month (so every account's ledger sum stays its balance), and
+ * removes x402 payment rows older than it, in transactions of `batchSize`
+ * rows with a pause between them, off the request path. Daily totals are
+ * kept (migration 0012's triggers leave them alone).
+ *
+ * A run changes nothing until everything that can fail outside the
+ * database has succeeded: first the preflight (the database takes a write,
+ * the archive folder can be written: {@link retentionProblems}), then,
+ * when `archiveDir` is set, the archive of every usage row it will remove
+ * (per UTC day), and only then the database steps: the cutoff recorded,
+ * the ledger rolled up, partitions dropped, usage rows and payment rows
+ * deleted. Each of those commits in batches that keep the ledger's sum,
+ * so a run stopped or failing among them leaves a consistent database that
+ * the next run completes. On SQLite the file then gives back its free
+ * pages (`PRAGMA incremental_vacuum`, when auto_vacuum is INCREMENTAL).
  * On PostgreSQL one instance at a time does the work (a session advisory
  * lock, tried, never waited for), and `usage_records` being partitioned by
- * month (migration 0013), a month wholly older than the cutoff is archived
- * then dropped whole (`drop table`, which locks `usage_records` for a
- * moment, waiting at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead
- * of deleted row by row; the month at the cutoff's edge and the default
+ * month (migration 0013), a month wholly older than the cutoff is dropped
+ * whole (`drop table`, which locks `usage_records` for a moment, waiting
+ * at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead of deleted row
+ * by row; the month at the cutoff's edge and the default
  * partition still go by batched deletes. Each run (and the start of the
  * background job) also makes the partitions of the current month and the
  * next two.
@@ -185,7 +171,10 @@ export class UsageRetention {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly store: Pick<Store, "database" | "dialect">,
+    private readonly store: Pick<
+      Store,
+      "database" | "dialect" | "probe" | "timeoutMs" | "location"
+    >,
     readonly settings: RetentionSettings,
     private readonly logger?: Logger,
   ) {}
@@ -195,7 +184,15 @@ export class UsageRetention {
     const { days } = this.settings;
     const archiveDir = this.settings.archiveDir ?? null;
     if (days === null) {
-      return { days, cutoff: null, usageRows: 0, ledgerEntries: 0, archiveDir, partitions: [] };
+      return {
+        days,
+        cutoff: null,
+        usageRows: 0,
+        ledgerEntries: 0,
+        archiveDir,
+        paymentRows: 0,
+        partitions: [],
+      };
     }
     const cutoff = retentionCutoff(days, now);
     const database = this.store.database;
@@ -220,6 +217,7 @@ export class UsageRetention {
       // A usage row's charge (migration 0017) is an entry of the ledger too.
       ledgerEntries: Number(ledger?.rows ?? 0) + Number(usage?.charges ?? 0),
       archiveDir,
+      paymentRows: await countPaymentsBefore(database, cutoff),
       partitions: (await this.droppablePartitions(database, cutoff)).map(
         (partition) => partition.name,
       ),
@@ -232,41 +230,69 @@ export class UsageRetention {
    * process is under way, or (PostgreSQL) when another instance holds the
    * work.
    *
-   * @throws the store's or the file system's error; what committed stays
-   *   (the next run goes on from there)
+   * @throws {RetentionPreflightError} when the preflight finds a problem
+   *   (nothing was changed)
+   * @throws the store's or the file system's error: from the archive,
+   *   before any row changed; from the database steps, what committed
+   *   stays consistent (the next run goes on from there)
    */
   run(now: Date = new Date()): Promise<RetentionReport> {
     const { days } = this.settings;
-    const empty: RetentionReport = {
-      cutoff: null,
-      usageRowsRemoved: 0,
-      ledgerEntriesRolledUp: 0,
-      carriedForwardMonths: 0,
-      archiveFiles: [],
-      batches: 0,
-      reclaimedBytes: 0,
-      partitionsDropped: [],
-      partitionsCreated: [],
-    };
-    if (days === null) return Promise.resolve({ ...empty, skipped: "off" });
+    if (days === null) return Promise.resolve({ ...emptyReport(null), skipped: "off" });
     const cutoff = retentionCutoff(days, now);
-    if (this.running !== undefined) return Promise.resolve({ ...empty, cutoff, skipped: "busy" });
-    const run = this.exclusively(async (database) => {
-      const report: RetentionReport = { ...empty, cutoff };
-      const months = new Set<string>();
-      report.partitionsCreated = await this.makePartitions(database, now);
-      await this.recordCutoff(database, cutoff);
-      await this.rollUpLedger(database, cutoff, report, months);
-      await this.dropPartitions(database, cutoff, report, months);
-      await this.removeUsage(database, cutoff, report, months);
-      report.carriedForwardMonths = months.size;
-      if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
-      return report;
-    }).then((report) => report ?? { ...empty, cutoff, skipped: "busy" as const });
+    if (this.running !== undefined) {
+      return Promise.resolve({ ...emptyReport(cutoff), skipped: "busy" });
+    }
+    const run = (async (): Promise<RetentionReport> => {
+      // Checked before the lock's connection is asked for: an unreachable database is named too.
+      const problems = await this.preflight({ create: true });
+      if (problems.length > 0) throw new RetentionPreflightError(problems);
+      const report = await this.exclusively((database) => this.work(database, cutoff, now));
+      return report ?? { ...emptyReport(cutoff), skipped: "busy" };
+    })();
     this.running = run;
     return run.finally(() => {
       this.running = undefined;
     });
+  }
+
+  /** One run's steps, after its preflight, on a connection that holds the retention lock. */
+  private async work(database: Db, cutoff: string, now: Date): Promise<RetentionReport> {
+    const report = emptyReport(cutoff);
+    const months = new Set<string>();
+    report.partitionsCreated = await this.makePartitions(database, now);
+    // The file system's part first: a full disk fails the run before any row changed.
+    await this.archiveRemovable(database, cutoff, report);
+    if (this.stopped) return report;
+    await this.recordCutoff(database, cutoff);
+    await this.rollUpLedger(database, cutoff, report, months);
+    await this.dropPartitions(database, cutoff, report, months);
+    await this.removeUsage(database, cutoff, report, months);
+    report.carriedForwardMonths = months.size;
+    const payments = await removePaymentsBefore(
+      database,
+      cutoff,
+      this.settings.batchSize,
+      async () => {
+        await this.pause();
+        return !this.stopped;
+      },
+    );
+    report.paymentRowsRemoved = payments.rows;
+    report.batches += payments.batches;
+    if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
+    return report;
+  }
+
+  /**
+   * What a run needs before it changes anything (see {@link retentionProblems}):
+   * the real run checks with `create` (making a missing archive folder),
+   * `storage retention --dry-run` without (leaving nothing behind).
+   *
+   * @returns the problems, each naming the setting, its value and what is wrong; empty when a run can go
+   */
+  preflight(options: { create: boolean }): Promise<string[]> {
+    return retentionProblems(this.store, this.settings.archiveDir, options);
   }
 
   /**
@@ -298,12 +324,20 @@ export class UsageRetention {
     const tick = () => {
       const work = (this.starting ?? Promise.resolve()).then(() =>
         this.settings.days === null
-          ? this.ensurePartitions().then(() => ({ usageRowsRemoved: 0, ledgerEntriesRolledUp: 0 }))
+          ? this.ensurePartitions().then(() => ({
+              usageRowsRemoved: 0,
+              ledgerEntriesRolledUp: 0,
+              paymentRowsRemoved: 0,
+            }))
           : this.run(),
       );
       work
         .then((report) => {
-          if (report.usageRowsRemoved > 0 || report.ledgerEntriesRolledUp > 0) {
+          if (
+            report.usageRowsRemoved > 0 ||
+            report.ledgerEntriesRolledUp > 0 ||
+            report.paymentRowsRemoved > 0
+          ) {
             this.logger?.info({ retention: report }, "usage retention removed old rows");
           }
         })
@@ -372,10 +406,10 @@ export class UsageRetention {
   }
 
   /**
-   * PostgreSQL: archives then drops each monthly partition wholly older
-   * than the cutoff, folding the charges its rows carry (`charged_micros`,
-   * migration 0017) into the month's `carried_forward` entries in the
-   * drop's transaction. A partition a ledger entry still refers to is left to
+   * PostgreSQL: drops each monthly partition wholly older than the cutoff
+   * (its rows archived by {@link archiveRemovable} before), folding the
+   * charges its rows carry (`charged_micros`, migration 0017) into the
+   * month's `carried_forward` entries in the drop's transaction. A partition a ledger entry still refers to is left to
    * the batched deletes, which keep the rows referred to. Only entries that
    * are not charges can: a charge entry (before migration 0017) is dated
    * as its usage row (settlement and late charge wrote both from one input), so it was
@@ -385,7 +419,8 @@ export class UsageRetention {
    * month's rows. The reads use one core at most (no parallel workers),
    * leaving the others to the request path. The request path writes rows
    * dated now, never into such a month, so no row arrives between the
-   * archive and the drop.
+   * archive and the drop; a row a newer entry refers to was not archived,
+   * and keeps its month from being dropped.
    */
   private async dropPartitions(
     database: Db,
@@ -404,13 +439,6 @@ export class UsageRetention {
         database,
       );
       if (referenced.rows[0]?.found !== false) continue;
-      if (partition.from === null || partition.to === null) continue;
-      let from = partition.from;
-      for (;;) {
-        const day = await this.archiveNextDay(database, from, partition.to, report);
-        if (day === null) break;
-        from = day.end;
-      }
       const { counted, charges } = await database.transaction().execute(async (transaction) => {
         await sql`set local max_parallel_workers_per_gather = 0`.execute(transaction);
         const rows = await sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(
@@ -456,17 +484,15 @@ export class UsageRetention {
   }
 
   /**
-   * Archives the usage rows of the first day in [from, to) that has any
-   * (when `archiveDir` is set).
+   * The first UTC day in [from, to) that holds usage rows.
    *
    * @returns that day's bounds (its end is at most `to`), or null when no row is left in [from, to)
    */
-  private async archiveNextDay(
+  private async firstDayWithRows(
     database: Db,
     from: string,
     to: string,
-    report: RetentionReport,
-  ): Promise<{ start: string; end: string } | null> {
+  ): Promise<{ day: string; start: string; end: string } | null> {
     const oldest = await database
       .selectFrom("usage_records")
       .select(sql<string | null>`min(created_at)`.as("created_at"))
@@ -475,18 +501,40 @@ export class UsageRetention {
       .executeTakeFirst();
     if (oldest?.created_at == null) return null;
     const day = oldest.created_at.slice(0, 10);
-    const start = `${day}T00:00:00.000Z`;
     const end = nextDay(day) < to ? nextDay(day) : to;
-    if (this.settings.archiveDir !== undefined) {
+    return { day, start: `${day}T00:00:00.000Z`, end };
+  }
+
+  /**
+   * When `archiveDir` is set, archives every usage row the run will remove,
+   * one file per UTC day, before the run changes any row: the rows older
+   * than the cutoff that no ledger entry dated at or after the cutoff
+   * refers to (older entries are rolled up first, freeing their rows). A
+   * row archived but then kept (a refund made while the run goes) is
+   * archived again when it goes; the archive reads it once.
+   *
+   * @throws the file system's error (nothing in the database changed yet)
+   */
+  private async archiveRemovable(
+    database: Db,
+    cutoff: string,
+    report: RetentionReport,
+  ): Promise<void> {
+    const { archiveDir } = this.settings;
+    if (archiveDir === undefined) return;
+    let from = "";
+    while (!this.stopped) {
+      const span = await this.firstDayWithRows(database, from, cutoff);
+      if (span === null) return;
       const written = await writeUsageArchive(
-        this.settings.archiveDir,
-        day,
-        this.pages(database, start, end),
+        archiveDir,
+        span.day,
+        this.pages(database, span.start, span.end, cutoff),
       );
       if (written.file !== null)
         report.archiveFiles.push({ file: written.file, rows: written.rows });
+      from = span.end;
     }
-    return { start, end };
   }
 
   private async recordCutoff(database: Db, cutoff: string): Promise<void> {
@@ -543,15 +591,17 @@ export class UsageRetention {
   }
 
   /**
-   * Usage rows in [from, to) that nothing in the ledger refers to any more,
-   * a page at a time. Only non-charge entries are asked for (they are the
-   * only ones left by then: see {@link dropPartitions}), so PostgreSQL
-   * reads the partial index `balance_entries_usage_refs` (migration 0015).
+   * Usage rows in [from, to) that no ledger entry dated at or after
+   * `cutoff` refers to (the ones the run removes), a page at a time. Only
+   * non-charge entries are asked for (a charge entry is dated as its row:
+   * see {@link dropPartitions}), so PostgreSQL reads the partial index
+   * `balance_entries_usage_refs` (migration 0015).
    */
   private async *pages(
     database: Db,
     from: string,
     to: string,
+    cutoff: string,
   ): AsyncGenerator<UsageRecordsTable[]> {
     let after: { createdAt: string; id: string } | undefined;
     for (;;) {
@@ -566,7 +616,8 @@ export class UsageRetention {
               selectFrom("balance_entries")
                 .select("balance_entries.id")
                 .whereRef("balance_entries.usage_id", "=", "usage_records.id")
-                .where("balance_entries.kind", "<>", "charge"),
+                .where("balance_entries.kind", "<>", "charge")
+                .where("balance_entries.created_at", ">=", cutoff),
             ),
           ),
         );
@@ -594,7 +645,8 @@ export class UsageRetention {
 
   /**
    * Removes the usage rows older than the cutoff that nothing in the ledger
-   * refers to, a day at a time (archived first), in batches. Each batch
+   * refers to (archived by {@link archiveRemovable} before), a day at a
+   * time, in batches. Each batch
    * folds the charges its rows carry (`charged_micros`, migration 0017)
    * into their months' `carried_forward` entries in the same transaction
    * as the delete, so the ledger's sum never moves.
@@ -607,7 +659,7 @@ export class UsageRetention {
   ): Promise<void> {
     let from = "";
     while (!this.stopped) {
-      const span = await this.archiveNextDay(database, from, cutoff, report);
+      const span = await this.firstDayWithRows(database, from, cutoff);
       if (span === null) return;
       const { start: dayStart, end: dayEnd } = span;
       while (!this.stopped) {
