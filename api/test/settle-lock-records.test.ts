@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Services } from "../src/services.js";
+import type { AdmitOutcome } from "../src/storage/ledger.js";
 import {
   HOLD_ACCOUNTS_FUNCTION,
   SETTLE_ACCOUNTS_FUNCTION,
-} from "../src/storage/key-order-migration.js";
-import type { AdmitOutcome } from "../src/storage/ledger.js";
+} from "../src/storage/postgres/ledger-functions.js";
 import {
   createTestDatabase,
   describeEachDialect,

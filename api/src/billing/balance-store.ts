@@ -1,10 +1,9 @@
 import { sql } from "kysely";
 import { deadlineIn } from "../storage/deadline.js";
 import type { ReservationHold } from "../storage/ledger.js";
-import { HOLDS_MARKER_TABLE } from "../storage/request-path-migration.js";
 import type { Store } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
-import type { BalanceEntryKind } from "./billing-tables.js";
+import { type BalanceEntryKind, HOLDS_MARKER_TABLE } from "./billing-tables.js";
 import { MAX_MICROS } from "./money.js";
 import { type UsageInput, usageRow } from "./usage-store.js";
 

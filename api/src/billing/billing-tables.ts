@@ -34,6 +34,22 @@ export interface BalanceReservationsTable {
  */
 export type BalanceEntryKind = "topup" | "charge" | "adjustment" | "carried_forward";
 
+/**
+ * The ledger kind of the one entry per account and month that stands for
+ * the entries retention removed (migration 0012): the daily totals never
+ * count it, as those entries were counted already.
+ */
+export const CARRIED_FORWARD_KIND = "carried_forward" satisfies BalanceEntryKind;
+
+/**
+ * PostgreSQL: the one-row table whose row crash recovery removes together
+ * with the holds (both unlogged, migration 0016): when it is empty, the
+ * holds of `balance_reservations` were lost and the accounts' reserved sums
+ * must be made to match again (`BalanceStore.reconcileLostHolds`). Columns:
+ * `id integer primary key`, its one row `1`. SQLite has no such table.
+ */
+export const HOLDS_MARKER_TABLE = "balance_reservations_marker";
+
 /** The append-only ledger of balance changes; per account its sum is the balance. */
 export interface BalanceEntriesTable {
   id: string;

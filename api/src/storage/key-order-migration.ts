@@ -15,9 +15,10 @@ import {
  * updated one at a time in key order, so the row locks are taken in the
  * order admissions take theirs ({@link HOLD_ACCOUNTS_FUNCTION} since 0022,
  * `select … for update … order by id` before) and the two never deadlock.
- * Returns how many accounts were updated.
+ * Returns how many accounts were updated. The migration's own copy of the
+ * name; the ledger calls it by `storage/postgres/ledger-functions.ts`.
  */
-export const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
+const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
 
 /**
  * Migration `0021_postgres_settle_in_key_order` (issue 27, WAL per
@@ -105,9 +106,11 @@ export const settleInKeyOrderMigration: Migration = {
  * figures the hold is added to, as it was under `select … for update`,
  * and the update locks the row itself (no lock record). An account none of
  * whose requests holds anything (all refused, or holds of 0) is read only:
- * its refusal is decided on the balance committed when it was read.
+ * its refusal is decided on the balance committed when it was read. The
+ * migration's own copy of the name; the ledger calls it by
+ * `storage/postgres/ledger-functions.ts`.
  */
-export const HOLD_ACCOUNTS_FUNCTION = "persona_hold_accounts";
+const HOLD_ACCOUNTS_FUNCTION = "persona_hold_accounts";
 
 /**
  * Migration `0022_postgres_hold_in_key_order` (issue 27, WAL per request),

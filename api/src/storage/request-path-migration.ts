@@ -289,8 +289,10 @@ export const postgresEntryUsageIndexMigration: Migration = {
  * with the holds (both unlogged, migration 0016): when it is empty, the
  * holds of `balance_reservations` were lost and the accounts' reserved
  * sums must be made to match again (`BalanceStore.reconcileLostHolds`).
+ * The migration's own copy of the name; live code reads it from
+ * `billing/billing-tables.ts`.
  */
-export const HOLDS_MARKER_TABLE = "balance_reservations_marker";
+const HOLDS_MARKER_TABLE = "balance_reservations_marker";
 
 /**
  * Migration `0016_postgres_unlogged_holds` (issue 27, WAL per request),

@@ -1,6 +1,12 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
 import type { SchemaMigrations } from "./migrations.js";
-import { CHANGES_CHANNEL } from "./postgres/postgres-changes.js";
+
+/**
+ * The channel the PostgreSQL triggers notify, as this migration made them
+ * (its own copy; the listener reads `CHANGES_CHANNEL` of
+ * `storage/postgres/postgres-changes.ts`).
+ */
+const CHANGES_CHANNEL = "persona_changes";
 
 /**
  * The writes that in-process caches depend on (storage/change-feed.ts):

@@ -1,17 +1,53 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
 import { dropForeignKeys, type SchemaMigrations } from "../storage/migrations.js";
-import {
-  createMonthPartition,
-  monthOf,
-  monthsAhead,
-  USAGE_DEFAULT_PARTITION,
-} from "./usage-partitions.js";
 
 /** What the unpartitioned table is called while its rows are copied. */
 const OLD_TABLE = "usage_records_unpartitioned";
 
 /** Months further back than this get no partition of their own (their rows go to the default one). */
 const MONTHS_BACK_AT_MOST = 120;
+
+/*
+ * How this migration names and bounds partitions, copied from
+ * `usage-partitions.ts` as it stood when the migration shipped: a
+ * migration is a record, so it keeps its own copy of what it ran, and the
+ * live module may change without changing it.
+ */
+
+/** The partition that takes a row whose month has no partition. */
+const USAGE_DEFAULT_PARTITION = "usage_records_default";
+
+/** Months made ahead of the current one. */
+const PARTITION_MONTHS_AHEAD = 2;
+
+/** The month (`YYYY-MM`, UTC) of a date or ISO 8601 UTC timestamp, `offset` months later. */
+function monthOf(date: Date | string, offset = 0): string {
+  const at = typeof date === "string" ? new Date(date) : date;
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset, 1))
+    .toISOString()
+    .slice(0, 7);
+}
+
+/** The current month of `now` and the {@link PARTITION_MONTHS_AHEAD} after it, in order. */
+function monthsAhead(now: Date): string[] {
+  const months: string[] = [];
+  for (let offset = 0; offset <= PARTITION_MONTHS_AHEAD; offset += 1) {
+    months.push(monthOf(now, offset));
+  }
+  return months;
+}
+
+/**
+ * `create table if not exists` of a month's partition (`YYYY-MM`):
+ * `usage_records_YYYY_MM`, from its first instant (included) to the next
+ * month's (excluded), ISO 8601 UTC.
+ */
+async function createMonthPartition(database: Kysely<unknown>, month: string): Promise<void> {
+  const from = `${month}-01T00:00:00.000Z`;
+  const to = `${monthOf(from, 1)}-01T00:00:00.000Z`;
+  await sql`create table if not exists ${sql.table(`usage_records_${month.replace("-", "_")}`)} partition of usage_records
+    for values from (${sql.lit(from)}) to (${sql.lit(to)})`.execute(database);
+}
 
 /**
  * Migration `0013_usage_partitions` (issue 26 "Bounded history"): on

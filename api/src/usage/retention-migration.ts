@@ -2,7 +2,12 @@ import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
 import type { SchemaMigrations } from "../storage/migrations.js";
 import { ADD_ENTRY, addUsage, REMOVE_ENTRY, removeUsage } from "./usage-migration.js";
 
-/** The ledger kind of the one entry per account and month that stands for removed entries. */
+/**
+ * The ledger kind of the one entry per account and month that stands for
+ * removed entries, as this migration's triggers name it (and 0014's, 0017's
+ * after it). The migration's own copy; live code reads
+ * `CARRIED_FORWARD_KIND` from `billing/billing-tables.ts`.
+ */
 export const CARRIED_FORWARD_KIND = "carried_forward";
 
 /** True when a deleted row is older than the retention cutoff (retention removed it). */

@@ -3,7 +3,7 @@ import type { Logger } from "../../logging/logger.js";
 import type { ChangeFeed } from "../change-feed.js";
 import type { StatementCounter } from "../statement-counter.js";
 
-/** The channel the triggers of migration `0004_storage_changes` notify. */
+/** The channel the triggers of migration `0005_storage_changes` notify (the migration keeps its own copy of the name). */
 export const CHANGES_CHANNEL = "persona_changes";
 
 /** Milliseconds between proofs that the listening connection is alive. */

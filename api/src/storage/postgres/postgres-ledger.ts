@@ -3,7 +3,6 @@ import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
-import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -13,6 +12,7 @@ import type {
   SettleOutcome,
 } from "../ledger.js";
 import type { StoreHealth } from "../store-health.js";
+import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "./ledger-functions.js";
 import { queryWithin } from "./postgres-pool.js";
 
 /**
