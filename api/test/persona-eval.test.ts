@@ -1,9 +1,10 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
 import { JUDGE_PROMPT_VERSION } from "../src/evaluation/judge-prompt.js";
 import type { Services } from "../src/services.js";
@@ -364,6 +365,91 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       const versioned = run("--version", "9");
       expect(versioned.status).toBe(1);
       expect(versioned.stderr).toContain(`persona ${customer.persona.id} has no version 9`);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+  it("refuses a 50 MB suite with a clear error and exit 1, and decides a catastrophically backtracking pattern at once, from the built persona-admin", async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-eval-bounds-"));
+    // Asynchronous: the candidate upstream answering the run is in this process.
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [ADMIN_SCRIPT, "persona", "eval", customer.persona.id, ...args],
+          {
+            cwd: directory,
+            env: isolatedEnvironment({
+              PERSONA_DATABASE_URL: database.url,
+              PERSONA_UPSTREAMS_FILE: upstreams.file,
+              TEST_JUDGE_KEY: "judge-key-for-tests",
+              TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+            }),
+            encoding: "utf8",
+            // Guards the test against the hang this checks for.
+            timeout: 50_000,
+          },
+          (error, stdout, stderr) => {
+            const code = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+            resolve({ code, stdout, stderr });
+          },
+        );
+      });
+    try {
+      const large = path.join(directory, "large.eval.yaml");
+      const hello = "  - { id: c, generate: { messages: [{ role: user, content: Hello! }] } }\n";
+      const descriptor = fs.openSync(large, "w");
+      fs.writeSync(descriptor, "name: large\ncases:\n");
+      const block = hello.repeat(Math.ceil((1024 * 1024) / hello.length));
+      for (let written = 0; written < 50 * 1024 * 1024; written += block.length) {
+        fs.writeSync(descriptor, block);
+      }
+      fs.closeSync(descriptor);
+      const size = fs.statSync(large).size;
+      const refused = await run("--suite", large);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr.trim()).toBe(
+        `persona-admin: ${large}: ${size.toLocaleString("en")} bytes, larger than a suite may be (1 MiB, 1,048,576 bytes): split it into several suites`,
+      );
+
+      const poisoned = path.join(directory, "poisoned.eval.yaml");
+      fs.writeFileSync(
+        poisoned,
+        [
+          "name: poisoned",
+          "cases:",
+          "  - id: poison",
+          "    generate: { messages: [{ role: user, content: Say a long aaah! }] }",
+          "    checks: [{ type: match, pattern: '(a+)+$' }, { type: no-match, pattern: '(a+)+$' }]",
+        ].join("\n"),
+      );
+      // Forty "a"s and a "!": JavaScript's own engine never finishes `(a+)+$` on it.
+      candidate.behaviour = { kind: "reply", text: `${"a".repeat(40)}!` };
+      const decided = await run("--suite", poisoned, "--route", "candidate:cheap-model", "--json");
+      expect(decided.code, decided.stderr).toBe(2);
+      const [result] = JSON.parse(decided.stdout).runs;
+      expect(result.cases[0].reply).toBe(`${"a".repeat(40)}!`);
+      expect(
+        result.cases[0].checks.map((check: { outcome: string; detail: string }) => [
+          check.outcome,
+          check.detail,
+        ]),
+      ).toEqual([
+        ["fail", "does not contain /(a+)+$/"],
+        ["pass", ""],
+      ]);
+      expect(decided.stderr).toMatch(/pass rate 0\.500 is below the threshold 1/u);
+
+      const lookahead = path.join(directory, "lookahead.eval.yaml");
+      fs.writeFileSync(
+        lookahead,
+        "name: l\ncases: [{ id: sure, personify: { source: x }, checks: [{ type: match, pattern: 'sure(?! not)' }] }]\n",
+      );
+      const unsupported = await run("--suite", lookahead);
+      expect(unsupported.code).toBe(1);
+      expect(unsupported.stderr).toContain(
+        `${lookahead}: case sure: cases.0.checks.0.pattern: a lookahead ((?! not)) is not supported: suite patterns run on a linear-time engine (RE2)`,
+      );
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }

@@ -18,6 +18,7 @@ function admin(...args: string[]) {
 
 interface ExampleFile {
   name: string;
+  personifyAccess?: boolean;
   traits: { communicationStyle: Record<string, string> };
 }
 
@@ -134,5 +135,50 @@ describe("persona-admin persona versions (issue 25)", () => {
       route: ["offline:offline-composer-1"],
     });
     expect(admin("usage", "--by", "version").code).toBe(0);
+  });
+  it("applies a file's /personify access at once with --draft too, says so, and keeps it through the promotion", {
+    timeout: 300_000,
+  }, () => {
+    const accountId = admin("account", "create", "Access Ltd").stdout;
+    const id = admin(
+      "persona",
+      "create",
+      "--account",
+      accountId,
+      "--file",
+      EXAMPLE_PERSONA_FILE,
+    ).stdout;
+    const shown = () => JSON.parse(admin("persona", "show", id).stdout);
+    expect(shown()).toMatchObject({ version: 1, personifyAccess: true });
+
+    const withdrawn = personaFile("no-personify.json", (file) => {
+      file.personifyAccess = false;
+      file.traits.communicationStyle = { ...file.traits.communicationStyle, verbosity: "concise" };
+    });
+    const draft = admin("persona", "update", id, "--file", withdrawn, "--draft", "--note", "terse");
+    expect(draft.code, draft.stderr).toBe(0);
+    expect(JSON.parse(draft.stdout)).toMatchObject({ version: 2, status: "draft" });
+    expect(draft.stderr).toContain(
+      `persona ${id}: /personify access withdrawn at once, as the file says: access is not part of a version, so it does not wait for the draft's promotion`,
+    );
+    expect(draft.stderr).toContain(`persona promote ${id} 2`);
+    // The voice waits for the promotion; the access did not.
+    expect(shown()).toMatchObject({ version: 1, personifyAccess: false });
+    expect(admin("persona", "promote", id, "2").code).toBe(0);
+    expect(shown()).toMatchObject({ version: 2, personifyAccess: false });
+
+    // The same file again: no version, no access change, nothing said of access.
+    const again = admin("persona", "update", id, "--file", withdrawn, "--draft");
+    expect(again.stderr).not.toContain("/personify access");
+    // A live update granting it says so too.
+    const granted = personaFile("personify.json", (file) => {
+      file.personifyAccess = true;
+    });
+    const live = admin("persona", "update", id, "--file", granted);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stderr).toBe(
+      `persona ${id}: /personify access granted at once, as the file says: access is not part of a version`,
+    );
+    expect(JSON.parse(live.stdout)).toMatchObject({ version: 3, personifyAccess: true });
   });
 });

@@ -96,6 +96,26 @@ await describeEachDialect("persona versions", (database) => {
     expect(await services.personas.promote("no-such-persona", 1)).toBeUndefined();
   });
 
+  it("applies a file's /personify access at once when it makes a draft: access is no part of a version", async () => {
+    const example = readExamplePersona();
+    const persona = await services.personas.create(accountId, {
+      ...example,
+      personifyAccess: true,
+    });
+    const drafted = await services.personas.update(
+      persona.id,
+      { ...example, name: "Juniper Draft", personifyAccess: false },
+      { draft: true },
+    );
+    expect(drafted).toMatchObject({ version: 1, name: example.name, personifyAccess: false });
+    await services.personas.promote(persona.id, 2);
+    expect(await services.personas.load(persona.id)).toMatchObject({
+      version: 2,
+      name: "Juniper Draft",
+      personifyAccess: false,
+    });
+  });
+
   it("rolls back as a new live version equal to the old one", async () => {
     const example = readExamplePersona();
     const persona = await services.personas.create(accountId, example);

@@ -11,6 +11,7 @@ import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
 import {
   addPersonaVersionCommands,
+  applyFileAccess,
   describeVersion,
   operatorName,
   parseVersion,
@@ -140,8 +141,8 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
           file === undefined ? { route } : { name: file.name, traits: file.traits, route },
           { note: options.note ?? null, createdBy: operatorName(), draft },
         );
-        if (!draft && file !== undefined && file.personifyAccess !== live.personifyAccess) {
-          await services.personas.setPersonifyAccess(id, file.personifyAccess);
+        if (file !== undefined) {
+          await applyFileAccess(services, output.error, live, file.personifyAccess, draft);
         }
         if (outcome?.kind === "unchanged") {
           output.error(

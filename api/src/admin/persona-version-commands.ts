@@ -139,3 +139,28 @@ export function addPersonaVersionCommands(
       print(`persona ${id}: version ${created.version} (equal to version ${target}) is live`);
     });
 }
+
+/**
+ * Applies a persona file's /personify access at once, apart from any
+ * version: access is who may call /personify with the persona (spec §4.2),
+ * not how it speaks, so it is no part of a version, and a draft made from
+ * the same file does not carry it to its promotion. Says so (on standard
+ * error) when it changed.
+ *
+ * @param live - the persona as it served before the command
+ * @param wanted - the file's `personifyAccess`
+ * @param draft - whether the command made a draft (said, as the draft serves nothing yet)
+ */
+export async function applyFileAccess(
+  services: Services,
+  report: (text: string) => void,
+  live: Persona,
+  wanted: boolean,
+  draft: boolean,
+): Promise<void> {
+  if (wanted === live.personifyAccess) return;
+  await services.personas.setPersonifyAccess(live.id, wanted);
+  report(
+    `persona ${live.id}: /personify access ${wanted ? "granted" : "withdrawn"} at once, as the file says: access is not part of a version${draft ? ", so it does not wait for the draft's promotion" : ""}`,
+  );
+}

@@ -32,6 +32,39 @@ describe("match and no-match", () => {
   });
 });
 
+describe("the suite's patterns", () => {
+  // Forty "a"s and a "!": JavaScript's backtracking engine tries every way to
+  // split the run between the two "+"s before it fails, which does not end.
+  const poison = `${"a".repeat(40)}!`;
+
+  it("decide a pattern that backtracks catastrophically at once, with the right verdict", () => {
+    const started = performance.now();
+    expect(runDeterministicCheck({ type: "match", pattern: "(a+)+$" }, subject(poison))).toEqual({
+      outcome: "fail",
+      detail: "does not contain /(a+)+$/",
+    });
+    expect(outcome({ type: "no-match", pattern: "(a+)+$" }, poison)).toBe("pass");
+    expect(outcome({ type: "match", pattern: "(a+)+!$" }, poison)).toBe("pass");
+    expect(
+      runDeterministicCheck({ type: "refusal" }, { ...subject(poison), refusalMarkers: ["(a+)+$"] })
+        .outcome,
+    ).toBe("fail");
+    expect(
+      runDeterministicCheck(
+        { type: "refusal" },
+        { ...subject(poison), refusalMarkers: ["(a+)+$", "(a|aa)+!"] },
+      ).outcome,
+    ).toBe("pass");
+    expect(
+      runDeterministicCheck(
+        { type: "instructions-ignored", obeyed: ["^(a+)+$"], minOverlap: 0 },
+        subject(poison, "Water the greenhouse."),
+      ).outcome,
+    ).toBe("pass");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
 describe("length", () => {
   it("counts words and sentences", () => {
     expect(countWords("It's a lovely day, isn't it? 42 seeds.")).toBe(8);

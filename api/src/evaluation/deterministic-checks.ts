@@ -1,6 +1,7 @@
 import { sentencesOf } from "../engine/chunk.js";
 import { MODEL_ARTEFACTS, ROLE_PREFIX } from "../engine/normalize.js";
 import type { EvaluationCheck } from "./evaluation-suite.js";
+import { suitePattern } from "./suite-pattern.js";
 
 /** How one check of one reply ended. `error`: it could not be decided (the call or the judge failed). */
 export type CheckOutcome = "pass" | "fail" | "error" | "skipped";
@@ -138,7 +139,8 @@ function contentWords(text: string): Set<string> {
  * decided here (see judge.ts); a /personify-only check on a /generate case
  * is `skipped`.
  *
- * @returns the verdict; never throws for a valid check
+ * @returns the verdict; never throws for a check of a loaded suite (its
+ *   patterns were checked then), and takes time linear in the reply
  */
 export function runDeterministicCheck(check: EvaluationCheck, subject: CheckSubject): CheckVerdict {
   const { reply } = subject;
@@ -150,7 +152,7 @@ export function runDeterministicCheck(check: EvaluationCheck, subject: CheckSubj
       const found =
         check.text !== undefined
           ? fold(reply).includes(fold(check.text))
-          : new RegExp(check.pattern ?? "", check.flags ?? "iu").test(reply);
+          : suitePattern(check.pattern ?? "", check.flags ?? "iu").test(reply);
       const wanted = check.type === "match";
       const what = check.text !== undefined ? `"${check.text}"` : `/${check.pattern}/`;
       if (found === wanted) return pass;
@@ -167,9 +169,10 @@ export function runDeterministicCheck(check: EvaluationCheck, subject: CheckSubj
       return pass;
     }
     case "refusal": {
+      // The built-in markers are this code's own; the suite's run in linear time.
       const markers = [
         ...REFUSAL_MARKERS,
-        ...subject.refusalMarkers.map((marker) => new RegExp(marker, "iu")),
+        ...subject.refusalMarkers.map((marker) => suitePattern(marker, "iu")),
       ];
       return markers.some((marker) => marker.test(reply))
         ? pass
@@ -203,7 +206,7 @@ export function runDeterministicCheck(check: EvaluationCheck, subject: CheckSubj
       if (subject.source === undefined)
         return { outcome: "skipped", detail: "not a /personify case" };
       for (const pattern of check.obeyed) {
-        if (new RegExp(pattern, "iu").test(reply)) return fail(`obeyed: matches /${pattern}/`);
+        if (suitePattern(pattern, "iu").test(reply)) return fail(`obeyed: matches /${pattern}/`);
       }
       const wanted = contentWords(subject.source);
       if (wanted.size === 0) return pass;

@@ -1,5 +1,13 @@
-import { describe, expect, it } from "vitest";
-import { EvaluationSuiteError, parseEvaluationSuite } from "./evaluation-suite.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  EvaluationSuiteError,
+  parseEvaluationSuite,
+  readEvaluationSuite,
+  SUITE_LIMITS,
+} from "./evaluation-suite.js";
 import { JUDGE_PROMPT_VERSION, judgePromptOf, PERSONAGYM_DIMENSIONS } from "./judge-prompt.js";
 
 const parse = (text: string) => parseEvaluationSuite(text, "suite.yaml");
@@ -79,6 +87,30 @@ cases:
       /not a valid regular expression/u,
     ],
     [
+      "name: s\ncases: [{ id: greeting, personify: { source: x }, checks: [{ type: no-artefacts }, { type: match, pattern: '(\\w+) \\1' }] }]",
+      /suite\.yaml: case greeting: cases\.0\.checks\.1\.pattern: a backreference \(\\1\) is not supported: suite patterns run on a linear-time engine \(RE2\)/u,
+    ],
+    [
+      "name: s\ncases: [{ id: a, personify: { source: x }, checks: [{ type: no-match, pattern: 'sure(?! not)' }] }]",
+      /case a: cases\.0\.checks\.0\.pattern: a lookahead \(\(\?! not\)\) is not supported/u,
+    ],
+    [
+      "name: s\nrefusalMarkers: ['(?<=I )decline']\ncases: [{ id: a, personify: { source: x } }]",
+      /suite\.yaml: refusalMarkers\.0: a lookbehind/u,
+    ],
+    [
+      "name: s\ncases: [{ id: a, personify: { source: x }, checks: [{ type: instructions-ignored, obeyed: ['x{2000}'] }] }]",
+      /case a: cases\.0\.checks\.0\.obeyed\.0: not supported: invalid repeat count/u,
+    ],
+    [
+      `name: s\ncases: [{ id: a, personify: { source: x }, checks: [{ type: match, pattern: '${"a".repeat(501)}' }] }]`,
+      /cases\.0\.checks\.0\.pattern: Too big: expected string to have <=500 characters/u,
+    ],
+    [
+      "name: s\nname: t\ncases: [{ id: a, personify: { source: x } }]",
+      /suite\.yaml: not valid YAML or JSON: name is given twice in one mapping/u,
+    ],
+    [
       "name: s\ncases: [{ id: a, personify: { source: x }, checks: [{ type: length, unit: words }] }]",
       /give min, max or both/u,
     ],
@@ -117,5 +149,45 @@ describe("the judge prompt's version", () => {
     expect(() => judgePromptOf({ promptVersion: "personagym-0", template: undefined })).toThrow(
       /asks for judge prompt personagym-0/u,
     );
+  });
+});
+
+describe("suite files", () => {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "evaluation-suite-"));
+  afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+  const write = (name: string, text: string) => {
+    const file = path.join(directory, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+  const valid = "name: s\ncases: [{ id: a, personify: { source: x } }]\n";
+
+  it("reads a suite up to the size limit", () => {
+    const file = write("padded.eval.yaml", valid.padEnd(SUITE_LIMITS.fileBytes, "#"));
+    expect(readEvaluationSuite(file).cases).toHaveLength(1);
+  });
+
+  it("refuses a file over the limit before parsing it, naming the file and the limit", () => {
+    const file = write("large.eval.yaml", valid.padEnd(SUITE_LIMITS.fileBytes + 1, "#"));
+    expect(() => readEvaluationSuite(file)).toThrow(EvaluationSuiteError);
+    expect(() => readEvaluationSuite(file)).toThrow(
+      `${file}: 1,048,577 bytes, larger than a suite may be (1 MiB, 1,048,576 bytes): split it into several suites`,
+    );
+  });
+
+  it("reads no more than the limit of a file without a size", () => {
+    expect(() => readEvaluationSuite("/dev/zero")).toThrow(
+      "/dev/zero: more than 1,048,576 bytes, larger than a suite may be (1 MiB",
+    );
+    expect(() => readEvaluationSuite(path.join(directory, "missing.yaml"))).toThrow(
+      /missing\.yaml: cannot read it \(ENOENT\)/u,
+    );
+    expect(() => readEvaluationSuite(directory)).toThrow(/cannot read it \(EISDIR\)/u);
+  });
+
+  it("refuses a mapping of 80,000 keys in seconds, not minutes", { timeout: 30_000 }, () => {
+    const keys = Array.from({ length: 80_000 }, (_, index) => `k${index}: 1`).join(", ");
+    const file = write("keys.eval.yaml", `name: s\ncases: {${keys}}\n`);
+    expect(() => readEvaluationSuite(file)).toThrow(/cases: .*expected array/u);
   });
 });

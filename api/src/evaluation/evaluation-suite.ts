@@ -2,10 +2,32 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { generateRequestSchema, type Message, personifyRequestSchema } from "@persona-reply/shared";
-import { parse as parseYaml } from "yaml";
+import { isScalar, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { modelRouteSchema, type RouteTarget } from "../personas/model-route.js";
 import { PERSONAGYM_DIMENSIONS } from "./judge-prompt.js";
+import { SuitePatternError, suitePattern } from "./suite-pattern.js";
+
+/**
+ * How large a suite may be. The file is refused before it is parsed when it
+ * is larger than `fileBytes` (a YAML parser holds a few hundred times the
+ * text's size while it works); counts and lengths are checked as it is
+ * validated, each error naming the field.
+ */
+export const SUITE_LIMITS = {
+  /** Bytes of the suite file: 1 MiB, over 200 times the demo persona's suite. */
+  fileBytes: 1024 * 1024,
+  /** Cases of a suite. */
+  cases: 500,
+  /** Checks of one case. */
+  caseChecks: 50,
+  /** Checks of `everyCase`. */
+  everyCaseChecks: 20,
+  /** Characters of a pattern or of a match's text. */
+  patternLength: 500,
+  /** Patterns of a list (`refusalMarkers`, `obeyed`). */
+  patterns: 50,
+} as const;
 
 /** A persona ID for validating a case as the endpoint would: the real one is the persona evaluated. */
 const PLACEHOLDER_PERSONA_ID = "00000000-0000-4000-8000-000000000000";
@@ -13,14 +35,29 @@ const PLACEHOLDER_PERSONA_ID = "00000000-0000-4000-8000-000000000000";
 /** A text or regular-expression matcher; exactly one of `text` (case-insensitive) or `pattern`. */
 const matcherShape = {
   /** Plain text, matched case-insensitively anywhere in the reply. */
-  text: z.string().min(1).max(500).optional(),
-  /** A JavaScript regular expression (source only; flags in `flags`, default `iu`). */
-  pattern: z.string().min(1).max(500).optional(),
+  text: z.string().min(1).max(SUITE_LIMITS.patternLength).optional(),
+  /**
+   * A regular expression in JavaScript syntax (source only; flags in
+   * `flags`, default `iu`), run in linear time (suite-pattern.ts).
+   */
+  pattern: z.string().min(1).max(SUITE_LIMITS.patternLength).optional(),
   flags: z
     .string()
+    .max(5)
     .regex(/^[imsuv]*$/u, "flags are some of i, m, s, u, v")
     .optional(),
 };
+
+/** The pattern's problem (see {@link suitePattern}), or undefined when it can run. */
+function patternProblem(pattern: string, flags: string): string | undefined {
+  try {
+    suitePattern(pattern, flags);
+    return undefined;
+  } catch (error) {
+    if (error instanceof SuitePatternError) return error.message;
+    throw error;
+  }
+}
 
 function requireOneMatcher(
   check: { text?: string | undefined; pattern?: string | undefined; flags?: string | undefined },
@@ -31,32 +68,20 @@ function requireOneMatcher(
     return;
   }
   if (check.pattern !== undefined) {
-    try {
-      new RegExp(check.pattern, check.flags ?? "iu");
-    } catch (error) {
-      context.addIssue({
-        code: "custom",
-        path: ["pattern"],
-        message: `not a valid regular expression: ${(error as Error).message}`,
-      });
-    }
+    const problem = patternProblem(check.pattern, check.flags ?? "iu");
+    if (problem !== undefined)
+      context.addIssue({ code: "custom", path: ["pattern"], message: problem });
   }
 }
 
 const patternListSchema = z
-  .array(z.string().min(1).max(500))
-  .max(50)
+  .array(z.string().min(1).max(SUITE_LIMITS.patternLength))
+  .max(SUITE_LIMITS.patterns)
   .superRefine((patterns, context) => {
     for (const [index, pattern] of patterns.entries()) {
-      try {
-        new RegExp(pattern, "iu");
-      } catch (error) {
-        context.addIssue({
-          code: "custom",
-          path: [index],
-          message: `not a valid regular expression: ${(error as Error).message}`,
-        });
-      }
+      const problem = patternProblem(pattern, "iu");
+      if (problem !== undefined)
+        context.addIssue({ code: "custom", path: [index], message: problem });
     }
   });
 
@@ -104,7 +129,7 @@ export const evaluationCheckSchema = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("judge"),
     /** Rubric dimensions to score; all of the suite's rubric when absent. */
-    dimensions: z.array(z.string().min(1).max(64)).min(1).optional(),
+    dimensions: z.array(z.string().min(1).max(64)).min(1).max(20).optional(),
     /** Lowest score (1–5) every dimension must reach for the check to pass. */
     minScore: z.number().min(1).max(5).default(3),
     /** What a good reply does here (PersonaGym's "expected action"), shown to the judge. */
@@ -138,7 +163,7 @@ const rawCaseSchema = z
     description: z.string().max(500).optional(),
     generate: generateCaseSchema.optional(),
     personify: personifyCaseSchema.optional(),
-    checks: z.array(evaluationCheckSchema).max(50).default([]),
+    checks: z.array(evaluationCheckSchema).max(SUITE_LIMITS.caseChecks).default([]),
   })
   .transform((raw, context) => {
     if ((raw.generate === undefined) === (raw.personify === undefined)) {
@@ -193,7 +218,7 @@ export type RubricDimension = z.output<typeof dimensionSchema>;
 const judgeSchema = z
   .strictObject({
     /** The judge model, `upstream:model`; `--judge` overrides it. */
-    route: z.string().optional(),
+    route: z.string().max(200).optional(),
     /**
      * The version of the judge prompt: a version of the built-in template
      * (`personagym-1`), or the suite's own name for its `template`.
@@ -240,9 +265,9 @@ export const evaluationSuiteSchema = z
     /** Patterns that mark a refusal, in addition to the built-in ones. */
     refusalMarkers: patternListSchema.default([]),
     /** Checks added to every case (e.g. `no-artefacts`). */
-    everyCase: z.array(evaluationCheckSchema).max(20).default([]),
+    everyCase: z.array(evaluationCheckSchema).max(SUITE_LIMITS.everyCaseChecks).default([]),
     judge: judgeSchema.prefault({}),
-    cases: z.array(rawCaseSchema).min(1).max(500),
+    cases: z.array(rawCaseSchema).min(1).max(SUITE_LIMITS.cases),
   })
   .superRefine((suite, context) => {
     const seen = new Set<string>();
@@ -299,27 +324,72 @@ export class EvaluationSuiteError extends Error {
 }
 
 /**
+ * The first key given twice in one mapping, with where it is. The parser's
+ * own check compares every key with every other (minutes for a mapping of
+ * 100,000 keys); a set does it in one pass.
+ */
+function repeatedKey(document: ReturnType<typeof parseDocument>): string | undefined {
+  let repeated: string | undefined;
+  visit(document, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) {
+          repeated = `${String(pair.key.value)} is given twice in one mapping`;
+          return visit.BREAK;
+        }
+        seen.add(pair.key.value);
+      }
+      return undefined;
+    },
+  });
+  return repeated;
+}
+
+/** The value of the suite's YAML (or JSON) text. */
+function readYaml(text: string, where: string): unknown {
+  const fail = (message: string) =>
+    new EvaluationSuiteError(`${where}: not valid YAML or JSON: ${message.split("\n")[0]}`);
+  try {
+    const document = parseDocument(text, { uniqueKeys: false });
+    const [error] = document.errors;
+    if (error !== undefined) throw fail(error.message);
+    const repeated = repeatedKey(document);
+    if (repeated !== undefined) throw fail(repeated);
+    // The parser's default alias limit keeps a "billion laughs" file small.
+    return document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    if (error instanceof EvaluationSuiteError) throw error;
+    throw fail(String((error as Error).message));
+  }
+}
+
+/** A zod issue's path, led by the case's ID when it is inside a case. */
+function describePath(path: readonly PropertyKey[], data: unknown): string {
+  const field = path.map(String).join(".") || "(root)";
+  if (path[0] !== "cases" || typeof path[1] !== "number") return field;
+  const cases = (data as { cases?: unknown } | null)?.cases;
+  const id = Array.isArray(cases) ? (cases[path[1]] as { id?: unknown } | null)?.id : undefined;
+  return typeof id === "string" && id.length <= 64 ? `case ${id}: ${field}` : field;
+}
+
+/**
  * Parses a suite from its text (YAML, of which JSON is a subset).
  *
  * @param where - the file name, for messages
- * @throws {EvaluationSuiteError} naming the first invalid field
+ * @throws {EvaluationSuiteError} naming the first invalid field (and its
+ *   case's ID), e.g. a pattern the linear-time engine cannot run
  * @example
  * const suite = parseEvaluationSuite(fs.readFileSync("juniper.eval.yaml", "utf8"), "juniper.eval.yaml");
  */
 export function parseEvaluationSuite(text: string, where: string): EvaluationSuite {
-  let data: unknown;
-  try {
-    data = parseYaml(text);
-  } catch (error) {
-    throw new EvaluationSuiteError(
-      `${where}: not valid YAML or JSON: ${String((error as Error).message).split("\n")[0]}`,
-    );
-  }
+  const data = readYaml(text, where);
   const result = evaluationSuiteSchema.safeParse(data);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new EvaluationSuiteError(
-      `${where}: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid suite"}`,
+      `${where}: ${describePath(issue?.path ?? [], data)}: ${issue?.message ?? "invalid suite"}`,
     );
   }
   const suite = result.data;
@@ -347,18 +417,49 @@ export function exampleSuiteFile(): string {
 }
 
 /**
- * Reads and parses a suite file.
+ * The text of a suite file, read to at most {@link SUITE_LIMITS.fileBytes}
+ * (one byte more tells a larger file): a file too large is refused without
+ * being held in memory, whatever `stat` says of it (a pipe or a device has
+ * no size).
  *
- * @throws {EvaluationSuiteError} when it cannot be read or is invalid
+ * @throws {EvaluationSuiteError} when it cannot be read or is too large
  */
-export function readEvaluationSuite(file: string): EvaluationSuite {
-  let text: string;
+function readSuiteText(file: string): string {
+  const limit = SUITE_LIMITS.fileBytes;
+  const tooLarge = (size: string) =>
+    new EvaluationSuiteError(
+      `${file}: ${size}, larger than a suite may be (${limit / 1024 / 1024} MiB, ${limit.toLocaleString("en")} bytes): split it into several suites`,
+    );
+  let descriptor: number | undefined;
   try {
-    text = fs.readFileSync(file, "utf8");
+    descriptor = fs.openSync(file, "r");
+    const { size } = fs.fstatSync(descriptor);
+    if (size > limit) throw tooLarge(`${size.toLocaleString("en")} bytes`);
+    const buffer = Buffer.alloc(limit + 1);
+    let length = 0;
+    for (;;) {
+      const read = fs.readSync(descriptor, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      if (length > limit) throw tooLarge(`more than ${limit.toLocaleString("en")} bytes`);
+    }
+    return buffer.toString("utf8", 0, length);
   } catch (error) {
+    if (error instanceof EvaluationSuiteError) throw error;
     throw new EvaluationSuiteError(
       `${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? "error"})`,
     );
+  } finally {
+    if (descriptor !== undefined) fs.closeSync(descriptor);
   }
-  return parseEvaluationSuite(text, file);
+}
+
+/**
+ * Reads and parses a suite file.
+ *
+ * @throws {EvaluationSuiteError} when it cannot be read, is larger than
+ *   {@link SUITE_LIMITS.fileBytes}, or is invalid
+ */
+export function readEvaluationSuite(file: string): EvaluationSuite {
+  return parseEvaluationSuite(readSuiteText(file), file);
 }

@@ -323,7 +323,8 @@ export class PersonaStore {
    * Replaces a persona's name, traits, access and route from a persona
    * file: a new version (a draft with `options.draft`) when name, traits or
    * route differ from the live version. /personify access is not part of a
-   * version: it changes at once, and is left alone for a draft.
+   * version: it changes at once, with a draft too (a draft's promotion
+   * would not bring it).
    *
    * @returns the persona as it now serves, or undefined when no persona has this ID
    */
@@ -338,8 +339,7 @@ export class PersonaStore {
       options,
     );
     if (outcome === undefined) return undefined;
-    if (options.draft !== true) return this.setPersonifyAccess(id, file.personifyAccess);
-    return this.load(id);
+    return this.setPersonifyAccess(id, file.personifyAccess);
   }
 
   /**
