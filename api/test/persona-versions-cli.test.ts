@@ -180,5 +180,19 @@ describe("persona-admin persona versions (issue 25)", () => {
       `persona ${id}: /personify access granted at once, as the file says: access is not part of a version`,
     );
     expect(JSON.parse(live.stdout)).toMatchObject({ version: 3, personifyAccess: true });
+
+    // A file that does not mention access leaves it as it is, draft or live.
+    const silent = personaFile("silent.json", (file) => {
+      delete file.personifyAccess;
+      file.traits.communicationStyle = {
+        ...file.traits.communicationStyle,
+        verbosity: "elaborate",
+      };
+    });
+    const silentDraft = admin("persona", "update", id, "--file", silent, "--draft");
+    expect(silentDraft.code, silentDraft.stderr).toBe(0);
+    expect(silentDraft.stderr).not.toContain("/personify access");
+    expect(admin("persona", "promote", id, "4").code).toBe(0);
+    expect(shown()).toMatchObject({ version: 4, personifyAccess: true });
   });
 });

@@ -148,17 +148,17 @@ export function addPersonaVersionCommands(
  * error) when it changed.
  *
  * @param live - the persona as it served before the command
- * @param wanted - the file's `personifyAccess`
+ * @param wanted - the file's `personifyAccess`; absent leaves access as it is
  * @param draft - whether the command made a draft (said, as the draft serves nothing yet)
  */
 export async function applyFileAccess(
   services: Services,
   report: (text: string) => void,
   live: Persona,
-  wanted: boolean,
+  wanted: boolean | undefined,
   draft: boolean,
 ): Promise<void> {
-  if (wanted === live.personifyAccess) return;
+  if (wanted === undefined || wanted === live.personifyAccess) return;
   await services.personas.setPersonifyAccess(live.id, wanted);
   report(
     `persona ${live.id}: /personify access ${wanted ? "granted" : "withdrawn"} at once, as the file says: access is not part of a version${draft ? ", so it does not wait for the draft's promotion" : ""}`,

@@ -194,7 +194,7 @@ export class PersonaStore {
         .values({
           id,
           account_id: accountId,
-          personify_access: file.personifyAccess ? 1 : 0,
+          personify_access: file.personifyAccess === true ? 1 : 0,
           created_at: now,
           ...projection(file, 1, now),
         })
@@ -339,6 +339,7 @@ export class PersonaStore {
       options,
     );
     if (outcome === undefined) return undefined;
+    if (file.personifyAccess === undefined) return this.load(id);
     return this.setPersonifyAccess(id, file.personifyAccess);
   }
 

@@ -78,7 +78,12 @@ export const personaFileSchema = z
   .object({
     name: z.string().min(1).max(100),
     traits: personaTraitsSchema,
-    personifyAccess: z.boolean().default(false),
+    /**
+     * Whether the persona may be used on /personify. Absent: a new persona
+     * starts without it, and an update leaves it as it is (an omission in a
+     * file never withdraws a customer's access).
+     */
+    personifyAccess: z.boolean().optional(),
     route: modelRouteSchema.optional(),
     modelRoute: legacyModelRouteSchema.optional(),
   })
