@@ -67,6 +67,22 @@ describe("readTurn", () => {
       subject: "",
     });
   });
+
+  it("names the avoided topic when the message only says a word of it", () => {
+    expect(readTurn(traits, "Should I vote?")).toEqual({
+      intent: "avoided-topic",
+      topic: "politics",
+      subject: "",
+    });
+  });
+
+  it("reads a request in the imperative, with a noun phrase for its topic", () => {
+    expect(readTurn(traits, "Tell me how to get rid of slugs.")).toEqual({
+      intent: "help",
+      topic: "getting rid of slugs",
+      subject: "",
+    });
+  });
 });
 
 describe("composeReply", () => {

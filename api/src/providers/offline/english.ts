@@ -47,7 +47,8 @@ interface Inflections {
 
 // Slips the tagger makes in the questions and requests users write, with
 // the tag that corrects them (compromise's match syntax; `[…]` marks the
-// word retagged): "How do [tides] work?", "What [flowers] bloom in winter?", "How does photosynthesis
+// word retagged): "How do [tides] work?", "What [flowers] bloom in winter?",
+// "…how composting [works]", "…why my roses [wilt]", "How does photosynthesis
 // [work]?", "Did the frost [kill] my dahlias?", "[Water] the roses."
 const TAGGER_CORRECTIONS: ReadonlyArray<readonly [pattern: string, tag: string]> = [
   ["(do|does|did) [#PresentTense] (#Verb|#Noun)", "Plural"],
@@ -59,6 +60,14 @@ const TAGGER_CORRECTIONS: ReadonlyArray<readonly [pattern: string, tag: string]>
     "Infinitive",
   ],
   ["(do|does|did) (#Determiner|#Possessive)? #Adjective* #Noun [#Singular]$", "Infinitive"],
+  [
+    "(how|why|where|when) (#Determiner|#Possessive)? (#Gerund|#Singular) [#Plural]$",
+    "PresentTense",
+  ],
+  [
+    "(how|why|where|when) (#Determiner|#Possessive)? #Adjective? #Plural [#Singular]$",
+    "Infinitive",
+  ],
   ["^please? [#Noun] (#Determiner|#Possessive)", "Imperative"],
 ];
 
