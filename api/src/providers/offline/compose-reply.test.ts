@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type PersonaTraits, personaTraitsSchema } from "../../personas/persona-traits.js";
 import { composeReply, readTurn } from "./compose-reply.js";
@@ -99,6 +100,34 @@ describe("composeReply", () => {
         expect(reply).not.toMatch(/\s{2}|[{}"“”]|^\w+:/);
       }
     }
+  });
+
+  it("property: writes whole sentences for any message", () => {
+    const traits = makeTraits({ verbosity: "elaborate", questionFrequency: "often" });
+    const word = fc.stringMatching(/^[A-Za-z'-]{1,10}$/u);
+    const sentence = fc
+      .array(word, { minLength: 1, maxLength: 20 })
+      .chain((words) =>
+        fc.constantFrom(".", "?", "!", ",", "").map((mark) => words.join(" ") + mark),
+      );
+    const message = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.array(sentence, { maxLength: 5 }).map((sentences) => sentences.join(" ")),
+    );
+    fc.assert(
+      fc.property(message, fc.nat(), (text, seed) => {
+        const turn = readTurn(traits, text);
+        const reply = composeReply({
+          traits,
+          turn,
+          random: createSeededRandom(seed),
+          variant: seed,
+        });
+        expect(reply).toMatch(/^\p{Lu}.*[.!?]$/u);
+        expect(reply).not.toMatch(/\s{2}|\s[.,!?]|[{}]/u);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("never contracts for a formal persona and always does for a casual one", () => {

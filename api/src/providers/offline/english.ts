@@ -1,11 +1,13 @@
-import nlp from "compromise";
+import nlp from "compromise/two";
 
 /*
  * The offline engine's reading of English, the one place that talks to
  * `compromise` (a rule-based tagger in plain JavaScript: no model files, no
- * downloads). The library's lexicon loads once, with this module, in about
- * 0.3 s; the offline provider imports the composer only when a first reply
- * is asked for, so commands that never compose one do not pay for it.
+ * downloads), in its `two` build: tokenizer, part-of-speech tagger, match
+ * syntax and inflections, without the phrase-level API this engine does not
+ * use. The library's lexicon loads once, with this module, in about 0.3 s;
+ * the offline provider imports the composer only when a first reply is
+ * asked for, so commands that never compose one do not pay for it.
  */
 
 /** One word of a message, as the part-of-speech tagger read it. */
@@ -102,6 +104,11 @@ export function readSentences(text: string): Word[][] {
         after: term.post.replace(/\s+/gu, ""),
       };
       const previous = words.at(-1);
+      if (word.text !== "" && !/[\p{L}\p{N}]/u.test(word.text)) {
+        // A term without a letter or digit ("'", "&") is punctuation: it ends the word before it.
+        if (previous !== undefined) previous.after = `${previous.after}${word.text}${word.after}`;
+        continue;
+      }
       // compromise splits "follow-up" in two; a compound is one word, tagged as its last part.
       if (previous !== undefined && previous.after === "-" && word.text !== "") {
         words[words.length - 1] = {

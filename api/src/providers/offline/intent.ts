@@ -77,7 +77,8 @@ const GREETING_WORDS = 5;
  *
  * @param text - the last user message
  * @param avoidTopics - the persona's `behaviouralGuidelines.avoidTopics`
- * @param sentences - the message as {@link readSentences} read it, when the caller has it already
+ * @param readMessage - the message as {@link readSentences} reads it; called only when a
+ *   rule needs it (the caller may keep the reading for its topic)
  * @returns the intent, with the matched avoid topic for `avoided-topic`
  * @example
  * classifyIntent("Hello there!", []); // { intent: "greeting" }
@@ -86,7 +87,7 @@ const GREETING_WORDS = 5;
 export function classifyIntent(
   text: string,
   avoidTopics: readonly string[],
-  sentences?: readonly (readonly Word[])[],
+  readMessage: () => readonly (readonly Word[])[] = () => readSentences(text),
 ): IntentReading {
   const avoidedTopic = findAvoidedTopic(text, avoidTopics);
   if (avoidedTopic !== undefined) return { intent: "avoided-topic", avoidedTopic };
@@ -112,7 +113,7 @@ export function classifyIntent(
   }
   if (startsWith(HELP_STARTS) || has(HELP_PHRASES)) return { intent: "help" };
   if (asks || QUESTION_STARTS.has(words[0] ?? "")) return { intent: "question" };
-  if ((sentences ?? readSentences(text)).some(isImperative)) return { intent: "help" };
+  if (readMessage().some(isImperative)) return { intent: "help" };
   if (startsWith(APOLOGIES)) return { intent: "apology" };
   if (startsWith(THANKS)) return { intent: "thanks" };
   return { intent: "statement" };

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extractTopic } from "./topic.js";
 
@@ -69,5 +70,27 @@ describe("extractTopic", () => {
     expect(topic).toBe("herbs on a balcony");
     expect(extractTopic("word ".repeat(6_000)).split(" ").length).toBeLessThanOrEqual(7);
     expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("property: any text gives a short topic, trimmed, with no sentence punctuation", () => {
+    const word = fc.stringMatching(/^[A-Za-z']{1,10}$/u);
+    const sentence = fc
+      .array(word, { minLength: 1, maxLength: 25 })
+      .chain((words) =>
+        fc.constantFrom(".", "?", "!", ",", "").map((mark) => words.join(" ") + mark),
+      );
+    const message = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 300 }),
+      fc.array(sentence, { maxLength: 6 }).map((sentences) => sentences.join(" ")),
+    );
+    fc.assert(
+      fc.property(message, (text) => {
+        const topic = extractTopic(text);
+        expect(topic).toBe(topic.trim());
+        expect(topic.split(" ").length).toBeLessThanOrEqual(7);
+        expect(topic).not.toMatch(/[.!?,;:]$/u);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
