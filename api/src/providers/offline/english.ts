@@ -70,7 +70,7 @@ const TAGGER_CORRECTIONS: ReadonlyArray<readonly [pattern: string, tag: string]>
     "(how|why|where|when) (#Determiner|#Possessive)? #Adjective? #Plural [#Singular]$",
     "Infinitive",
   ],
-  ["^please? [#Noun] (#Determiner|#Possessive)", "Imperative"],
+  ["^please? [(#Noun && !#Plural)] (#Determiner|#Possessive)", "Imperative"],
 ];
 
 const MODEL = nlp.model();

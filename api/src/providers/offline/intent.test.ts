@@ -30,6 +30,8 @@ describe("classifyIntent", () => {
     ["Please water my plants.", "help"],
     ["Water the roses daily.", "help"],
     ["Mostly beans and courgettes.", "statement"],
+    ["Roses the colour of wine.", "statement"],
+    ["Tomorrow the club meets.", "statement"],
   ])("%j, in the imperative or not, is %s", (text, intent) => {
     expect(classifyIntent(text, []).intent).toBe(intent);
   });
