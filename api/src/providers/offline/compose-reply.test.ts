@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type PersonaTraits, personaTraitsSchema } from "../../personas/persona-traits.js";
 import { composeReply, readTurn } from "./compose-reply.js";
@@ -67,6 +68,22 @@ describe("readTurn", () => {
       subject: "",
     });
   });
+
+  it("names the avoided topic when the message only says a word of it", () => {
+    expect(readTurn(traits, "Should I vote?")).toEqual({
+      intent: "avoided-topic",
+      topic: "politics",
+      subject: "",
+    });
+  });
+
+  it("reads a request in the imperative, with a noun phrase for its topic", () => {
+    expect(readTurn(traits, "Tell me how to get rid of slugs.")).toEqual({
+      intent: "help",
+      topic: "getting rid of slugs",
+      subject: "",
+    });
+  });
 });
 
 describe("composeReply", () => {
@@ -83,6 +100,34 @@ describe("composeReply", () => {
         expect(reply).not.toMatch(/\s{2}|[{}"“”]|^\w+:/);
       }
     }
+  });
+
+  it("property: writes whole sentences for any message", () => {
+    const traits = makeTraits({ verbosity: "elaborate", questionFrequency: "often" });
+    const word = fc.stringMatching(/^[A-Za-z'-]{1,10}$/u);
+    const sentence = fc
+      .array(word, { minLength: 1, maxLength: 20 })
+      .chain((words) =>
+        fc.constantFrom(".", "?", "!", ",", "").map((mark) => words.join(" ") + mark),
+      );
+    const message = fc.oneof(
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.array(sentence, { maxLength: 5 }).map((sentences) => sentences.join(" ")),
+    );
+    fc.assert(
+      fc.property(message, fc.nat(), (text, seed) => {
+        const turn = readTurn(traits, text);
+        const reply = composeReply({
+          traits,
+          turn,
+          random: createSeededRandom(seed),
+          variant: seed,
+        });
+        expect(reply).toMatch(/^\p{Lu}.*[.!?]$/u);
+        expect(reply).not.toMatch(/\s{2}|\s[.,!?]|[{}]/u);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("never contracts for a formal persona and always does for a casual one", () => {

@@ -1,4 +1,5 @@
 import type { PersonaTraits } from "../../personas/persona-traits.js";
+import { readSentences, type Word } from "./english.js";
 import { fillTemplate, type TemplateSlots } from "./fill-template.js";
 import { classifyIntent, type Intent } from "./intent.js";
 import {
@@ -12,7 +13,7 @@ import {
 import { rolePhrase } from "./role-phrase.js";
 import type { SeededRandom } from "./seeded-random.js";
 import { extractSubject } from "./subject.js";
-import { extractTopic } from "./topic.js";
+import { topicOf } from "./topic.js";
 import { applyFormality, capitalizeFirst, exclaim, finishSentence } from "./voice.js";
 import {
   ENGAGEMENT_SENTENCES,
@@ -69,10 +70,13 @@ const HUMOUR_PROBABILITY = 0.6;
 const SIGNATURE_PROBABILITY = 0.5;
 
 /**
- * Reads the last user message: its intent (see {@link classifyIntent}), a
- * short topic to reflect (see {@link extractTopic}) and the subject it names
- * (see {@link extractSubject}); for a turn touching one of the persona's
- * `avoidTopics`, the topic is that avoided topic and there is no subject.
+ * Reads the last user message, once for all candidates: its intent (see
+ * {@link classifyIntent}), its topic as a noun phrase to reflect (see
+ * {@link topicOf}) and the subject it names (see {@link extractSubject});
+ * for a turn about one of the persona's `avoidTopics`, the topic is that
+ * avoided topic and there is no subject. The message is tagged at most once
+ * (see {@link readSentences}: under a millisecond for a short message), and
+ * not at all for greetings, thanks and the like, or for a declined topic.
  *
  * @param traits - the persona's traits (for `avoidTopics`)
  * @param userText - the last user message, `""` when the history has none
@@ -81,7 +85,13 @@ const SIGNATURE_PROBABILITY = 0.5;
  * // { intent: "question", topic: "the history of ancient Rome", subject: "Rome" }
  */
 export function readTurn(traits: PersonaTraits, userText: string): Turn {
-  const reading = classifyIntent(userText, traits.behaviouralGuidelines.avoidTopics);
+  // Tagged at most once, and only when a rule or the topic needs it (not for "Hi!").
+  let sentences: Word[][] | undefined;
+  const readMessage = (): Word[][] => {
+    sentences ??= readSentences(userText);
+    return sentences;
+  };
+  const reading = classifyIntent(userText, traits.behaviouralGuidelines.avoidTopics, readMessage);
   if (reading.intent === "avoided-topic") {
     return {
       intent: reading.intent,
@@ -90,7 +100,7 @@ export function readTurn(traits: PersonaTraits, userText: string): Turn {
     };
   }
   const topical = TOPICAL_INTENTS.has(reading.intent);
-  const topic = topical ? extractTopic(userText) : "";
+  const topic = topical ? topicOf(readMessage()) : "";
   const subject = topical ? extractSubject(userText) : "";
   return { intent: reading.intent, topic, subject };
 }

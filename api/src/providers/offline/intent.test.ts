@@ -24,6 +24,18 @@ describe("classifyIntent", () => {
     expect(classifyIntent(text, []).intent).toBe(intent);
   });
 
+  it.each([
+    ["Explain crop rotation.", "help"],
+    ["Tell me how to get rid of slugs.", "help"],
+    ["Please water my plants.", "help"],
+    ["Water the roses daily.", "help"],
+    ["Mostly beans and courgettes.", "statement"],
+    ["Roses the colour of wine.", "statement"],
+    ["Tomorrow the club meets.", "statement"],
+  ])("%j, in the imperative or not, is %s", (text, intent) => {
+    expect(classifyIntent(text, []).intent).toBe(intent);
+  });
+
   it("matches avoid topics as whole words or phrases, ignoring case", () => {
     const topics = ["politics", "Stock tips"];
     expect(classifyIntent("What about POLITICS?", topics)).toEqual({
@@ -31,8 +43,26 @@ describe("classifyIntent", () => {
       avoidedTopic: "politics",
     });
     expect(classifyIntent("any stock   tips!", topics).avoidedTopic).toBe("Stock tips");
-    expect(classifyIntent("I met a politician", topics).intent).toBe("statement");
+    expect(classifyIntent("The garden party was fun", topics).intent).toBe("statement");
     expect(classifyIntent("stock prices and tips", topics).intent).toBe("statement");
+  });
+
+  it("matches an avoid topic by its synonyms, in any form", () => {
+    const topics = ["politics", "medication"];
+    for (const text of [
+      "Should I vote?",
+      "Who should I vote for in the council election?",
+      "I met a politician",
+      "Which candidate is best?",
+    ]) {
+      expect(classifyIntent(text, topics), text).toEqual({
+        intent: "avoided-topic",
+        avoidedTopic: "politics",
+      });
+    }
+    expect(classifyIntent("Are painkillers safe after digging?", topics).avoidedTopic).toBe(
+      "medication",
+    );
   });
 
   it("ignores avoid topics without words", () => {

@@ -1,3 +1,5 @@
+import { findAvoidedTopic } from "./avoided-topic.js";
+import { readSentences, type Word } from "./english.js";
 import { wordsOf } from "./text-tokens.js";
 
 /** What a user turn is doing, as far as a rule-based reader can tell. */
@@ -64,27 +66,35 @@ const SOCIAL_TURN_WORDS = 8;
 const GREETING_WORDS = 5;
 
 /**
- * Classifies a user turn. Order of precedence: a turn touching one of
- * `avoidTopics` (whole word or phrase, case-insensitive) wins; then a short
- * social turn without a question mark (apology, thanks, farewell, greeting);
- * then a request for help, a question (ends with a question mark or starts
- * with a question word), a longer apology or thanks; anything else is a
- * statement. One pass to split words, then look-ups: linear in the text.
+ * Classifies a user turn. Order of precedence: a turn about one of
+ * `avoidTopics` wins (its words or, for common topics, their synonyms, in
+ * any form: see {@link findAvoidedTopic}); then a short social turn without
+ * a question mark (apology, thanks, farewell, greeting); then a request for
+ * help (a help phrase, or a sentence in the imperative: "Explain crop
+ * rotation.", "Tell me how…"), a question (ends with a question mark or
+ * starts with a question word), a longer apology or thanks; anything else
+ * is a statement.
  *
  * @param text - the last user message
  * @param avoidTopics - the persona's `behaviouralGuidelines.avoidTopics`
+ * @param readMessage - the message as {@link readSentences} reads it; called only when a
+ *   rule needs it (the caller may keep the reading for its topic)
  * @returns the intent, with the matched avoid topic for `avoided-topic`
  * @example
  * classifyIntent("Hello there!", []); // { intent: "greeting" }
- * classifyIntent("Any politics news?", ["politics"]); // { intent: "avoided-topic", avoidedTopic: "politics" }
+ * classifyIntent("Should I vote?", ["politics"]); // { intent: "avoided-topic", avoidedTopic: "politics" }
  */
-export function classifyIntent(text: string, avoidTopics: readonly string[]): IntentReading {
+export function classifyIntent(
+  text: string,
+  avoidTopics: readonly string[],
+  readMessage: () => readonly (readonly Word[])[] = () => readSentences(text),
+): IntentReading {
+  const avoidedTopic = findAvoidedTopic(text, avoidTopics);
+  if (avoidedTopic !== undefined) return { intent: "avoided-topic", avoidedTopic };
+
   const words = wordsOf(text);
   // Spaces around every word turn phrase search into a whole-word match.
   const spaced = ` ${words.join(" ")} `;
-  const avoidedTopic = findAvoidedTopic(spaced, avoidTopics);
-  if (avoidedTopic !== undefined) return { intent: "avoided-topic", avoidedTopic };
-
   const has = (phrases: readonly string[]): boolean =>
     phrases.some((phrase) => spaced.includes(` ${phrase} `));
   const startsWith = (phrases: readonly string[]): boolean =>
@@ -103,23 +113,20 @@ export function classifyIntent(text: string, avoidTopics: readonly string[]): In
   }
   if (startsWith(HELP_STARTS) || has(HELP_PHRASES)) return { intent: "help" };
   if (asks || QUESTION_STARTS.has(words[0] ?? "")) return { intent: "question" };
+  if (readMessage().some(isImperative)) return { intent: "help" };
   if (startsWith(APOLOGIES)) return { intent: "apology" };
   if (startsWith(THANKS)) return { intent: "thanks" };
   return { intent: "statement" };
 }
 
 /**
- * The first avoid topic found in the spaced word list, trimmed as written.
- * Topics are split into words the same way as the message, so "Politics!"
- * matches "politics" and "stock tips" matches "Stock  tips?".
+ * Whether a sentence asks for something in the imperative: its first word
+ * after an interjection ("please", "ok") is a verb compromise reads as an
+ * imperative ("Explain…", "Tell me…", "Recommend…").
  */
-function findAvoidedTopic(spaced: string, avoidTopics: readonly string[]): string | undefined {
-  for (const topic of avoidTopics) {
-    const topicWords = wordsOf(topic);
-    if (topicWords.length === 0) continue;
-    if (spaced.includes(` ${topicWords.join(" ")} `)) return topic.trim();
-  }
-  return undefined;
+function isImperative(sentence: readonly Word[]): boolean {
+  const first = sentence.find((word) => !word.tags.has("Expression") && word.text !== "");
+  return first?.tags.has("Imperative") === true;
 }
 
 /** Whether the text ends with a question mark (Latin, full-width or Arabic), ignoring trailing emoji and spaces. */

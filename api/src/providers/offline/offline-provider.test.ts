@@ -111,6 +111,13 @@ describe("createOfflineProvider", () => {
     );
   });
 
+  it("rejects when the request is aborted while the composer loads", async () => {
+    const controller = new AbortController();
+    const reply = provider.complete(makeRequest({ signal: controller.signal }));
+    controller.abort(new Error("left"));
+    await expect(reply).rejects.toThrow("left");
+  });
+
   it.each([
     "",
     "   ",

@@ -5,7 +5,6 @@ import type {
   ProviderResult,
   ProviderUsage,
 } from "../model-provider.js";
-import { composeReply, readTurn } from "./compose-reply.js";
 import { personifyText } from "./personify-text.js";
 import { createSeededRandom, hashTexts } from "./seeded-random.js";
 
@@ -37,7 +36,8 @@ export function createOfflineProvider(name = "offline"): ModelProvider {
   return {
     name,
     async complete(request: ProviderRequest): Promise<ProviderResult> {
-      // The work is synchronous and fast, so only an abort before it starts can matter.
+      // The work is synchronous and fast, so only an abort before it starts can
+      // matter (and one while the composer loads, the first time).
       request.signal.throwIfAborted();
       const { persona } = request;
       const conversation = conversationTexts(request);
@@ -46,20 +46,36 @@ export function createOfflineProvider(name = "offline"): ModelProvider {
       const variantBase = hashTexts(conversation);
       const userText = lastUserText(request.messages);
       const source = request.source ?? userText;
-      const turn = request.task === "reply" ? readTurn(persona.traits, userText) : undefined;
+      const composer = request.task === "reply" ? await loadComposer() : undefined;
+      request.signal.throwIfAborted();
+      const turn = composer?.readTurn(persona.traits, userText);
       const texts: string[] = [];
       for (let index = 0; index < request.candidates; index++) {
         const random = createSeededRandom(hashTexts([String(index)], variantBase));
         const variant = variantBase + index;
         texts.push(
-          turn === undefined
+          composer === undefined || turn === undefined
             ? personifyText({ traits: persona.traits, source, random, variant })
-            : composeReply({ traits: persona.traits, turn, random, variant }),
+            : composer.composeReply({ traits: persona.traits, turn, random, variant }),
         );
       }
       return { texts, usage: estimateUsage(request.messages, texts) };
     },
   };
+}
+
+type Composer = typeof import("./compose-reply.js");
+let composerModule: Promise<Composer> | undefined;
+
+/**
+ * The reply composer, imported on first use: it reads English with
+ * compromise, whose lexicon takes about 0.3 s to load, which processes that
+ * never compose a reply (most `persona-admin` commands, /personify) do not
+ * pay. Loaded once; later calls get the same module.
+ */
+function loadComposer(): Promise<Composer> {
+  composerModule ??= import("./compose-reply.js");
+  return composerModule;
 }
 
 /** Everything that decides the output apart from the candidate index, in a fixed order. */

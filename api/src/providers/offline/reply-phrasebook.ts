@@ -4,8 +4,9 @@ import type { Intent } from "./intent.js";
  * Sentence templates of the offline composer, written in full forms ("I am",
  * "do not"): the formality pass contracts them for casual personas and leaves
  * them whole for formal ones. Every core template holds at least one pair
- * that contracts, so a casual reply always sounds casual. Slots: {topic},
- * {role}, {hello}, {goodbye}, {sure}, {understood}, {glad}. Templates end in
+ * that contracts, so a casual reply always sounds casual. Slots: {topic} (a
+ * noun or gerund phrase, so it reads after "about", "with" or "of": see
+ * topic.ts), {role}, {hello}, {goodbye}, {sure}, {understood}, {glad}. Templates end in
  * "." (or "?" for follow-ups); expressive personas turn some "." into "!".
  */
 
@@ -89,7 +90,7 @@ export const CORE_TEMPLATES: Readonly<Record<Intent, CoreTemplates>> = {
     withTopic: [
       "That is interesting to hear about {topic}.",
       "I see what you mean about {topic}, and it is worth thinking about.",
-      "I am following along on {topic}.",
+      "I am keen to hear more about {topic}.",
       "{understood}, I will keep {topic} in mind.",
       "It is good to hear your thoughts on {topic}.",
     ],
