@@ -69,6 +69,7 @@ function demoPersona(): Persona {
   const file = personaFileSchema.parse(JSON.parse(readFileSync(DEMO, "utf8")));
   return {
     ...file,
+    personifyAccess: file.personifyAccess === true,
     id: "5b0c6a1e-0000-4000-8000-00000000d3e0",
     accountId: "account-demo",
     version: 1,
