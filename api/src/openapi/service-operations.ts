@@ -137,7 +137,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Readiness",
         description:
-          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within PERSONA_READINESS_TIMEOUT_MS; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls model upstreams. Not logged.",
+          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within the readiness deadline the operator configured; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls model upstreams. Not logged.",
         security: [],
         responses: {
           "200": {
@@ -163,7 +163,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Prometheus metrics",
         description:
-          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. With PERSONA_METRICS_TOKEN set, send it as `Authorization: Bearer …`; without it only loopback clients are served, under a loopback `Host` (localhost, an IP address) or one in PERSONA_ALLOWED_HOSTS.",
+          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. When the operator configured a metrics token, send it as `Authorization: Bearer …`; without one only loopback clients are served, under a loopback `Host` (localhost, an IP address) or a host name the operator allowed.",
         security: [{ MetricsToken: [] }, {}],
         responses: {
           "200": {

@@ -174,8 +174,11 @@ export interface LivePersona {
   version: number;
   /** When this version went live (ISO 8601 UTC). */
   since: string;
-  /** The operator's note on the version, if any. */
-  note: string | null;
+  /**
+   * What the customer is told about the version (its release note), if
+   * any; never the operator's internal note.
+   */
+  releaseNote: string | null;
 }
 
 /** Requests and spend of one persona version over the page's days (`/usage?by=version`). */
@@ -188,7 +191,7 @@ export interface VersionUsage {
   costMicros: number;
 }
 
-/** The account's personas, each with its live version, since when, and the operator's note. */
+/** The account's personas, each with its live version, since when, and its release note. */
 function personasSection(personas: readonly LivePersona[]): SafeHtml {
   if (personas.length === 0) return html`<p class="muted">No personas yet.</p>`;
   const rows = personas.map(
@@ -196,12 +199,12 @@ function personasSection(personas: readonly LivePersona[]): SafeHtml {
       <td data-label="Persona"><span>${persona.name}<br><code>${persona.id}</code></span></td>
       <td class="number" data-label="Live version">${formatCount(persona.version)}</td>
       <td data-label="Live since">${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
-      <td data-label="Note">${persona.note ?? ""}</td>
+      <td data-label="Release note">${persona.releaseNote ?? ""}</td>
     </tr>`,
   );
   return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table" class="stacked">
-    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and the note on it</caption>
-    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Note</th></tr></thead>
+    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and its release note</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Release note</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`;
 }
