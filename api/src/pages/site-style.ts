@@ -153,7 +153,6 @@ form { margin: 0 0 1rem; }
 label.checkbox { display: inline-flex; align-items: center; gap: 0.4rem; font-weight: 400; margin: 0; }
 .personify-result { margin: 0.5rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .personify-result:not(:empty) { padding: 0.55rem 0.9rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
-pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
 
 /* Usage: figures, charts, meters */
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
