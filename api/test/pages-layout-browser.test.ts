@@ -12,6 +12,7 @@ import {
 import { AllowedEmailStore } from "../src/playground/allowed-email-store.js";
 import { SessionStore } from "../src/playground/session-store.js";
 import { startTestService, type TestService } from "./support/test-service.js";
+import { writeChargedUsage } from "./support/usage-ledger.js";
 
 // The signed-in pages as people see them (issue 28), in Debian's chromium at
 // desktop (1280 px) and phone (390 px) width, light and dark: nothing scrolls
@@ -27,6 +28,14 @@ const VIEWPORTS = [
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
 const LISBON = "I'm planning a weekend trip to Lisbon. Any tips on what to see?";
+const DAY = 86_400_000;
+/** How many days ago the test account was opened: its charts span them, wider than a phone. */
+const OPENED_DAYS_AGO = 20;
+
+/** ISO 8601 UTC time of noon `daysAgo` days before today. */
+function noon(daysAgo: number): string {
+  return new Date(Math.floor(Date.now() / DAY) * DAY - daysAgo * DAY + DAY / 2).toISOString();
+}
 
 describeWithBrowser("the console's pages at desktop and phone width, light and dark", () => {
   let service: TestService;
@@ -49,6 +58,21 @@ describeWithBrowser("the console's pages at desktop and phone width, light and d
     expect(personified.status).toBe(200);
     // A second key at the default limits, beside the test key's 1,000,000 a minute.
     await service.services.keys.create(service.accountId, "server");
+    // An account opened 20 days ago with requests on three earlier days: /usage draws
+    // charts (with requests on fewer than three days it lists the days instead).
+    const { database } = service.services;
+    await database
+      .updateTable("accounts")
+      .set({ created_at: noon(OPENED_DAYS_AGO) })
+      .where("id", "=", service.accountId)
+      .execute();
+    for (const daysAgo of [OPENED_DAYS_AGO, 12, 6]) {
+      await writeChargedUsage(
+        database,
+        { accountId: service.accountId, personaId: service.persona.id, costMicros: 2_500 },
+        noon(daysAgo),
+      );
+    }
     await new AllowedEmailStore(service.services.database).allow(
       "ana@example.com",
       service.accountId,
@@ -129,7 +153,19 @@ describeWithBrowser("the console's pages at desktop and phone width, light and d
 
         expect((await page.goto("/usage"))?.status()).toBe(200);
         const charts = await latestPointsInView(page);
-        expect(charts.length).toBe(5);
+        // One persona, two endpoints: requests and spend by endpoint, and the balance.
+        expect(charts.map((chart) => chart.chart)).toEqual([
+          "requests-by-endpoint",
+          "spend-by-endpoint",
+          "balance",
+        ]);
+        // Every chart has a name and a text summary, from the account's first day.
+        for (const chart of await page.locator("figure.chart").all()) {
+          expect(await chart.locator("svg[role=img]").getAttribute("aria-label")).not.toBe("");
+          expect(await chart.locator(".chart-summary").textContent()).toContain(
+            noon(OPENED_DAYS_AGO).slice(0, 10),
+          );
+        }
         if (viewport.name === "phone") {
           for (const chart of charts) {
             if (!chart.inView)

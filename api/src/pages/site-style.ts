@@ -173,7 +173,8 @@ label.checkbox { display: inline-flex; align-items: center; gap: 0.4rem; font-we
 .personify-result:not(:empty) { padding: 0.55rem 0.9rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
 
 /* Usage: figures, charts, meters */
-.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
+/* Two figures a row from a phone's width up, so the four take two rows. */
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
 .stat { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 0.75rem 1rem; }
 .stat dt { font-size: 0.875rem; color: var(--muted); }
 .stat dd { margin: 0.25rem 0 0; font-size: 1.35rem; font-weight: 700; font-variant-numeric: tabular-nums; }
@@ -215,6 +216,8 @@ td.day, .limits .number { white-space: nowrap; }
 }
 @media (max-width: 30rem) {
   th, td { padding: 0.4rem 0.5rem; }
+  .stat { padding: 0.6rem 0.75rem; }
+  .stat dd { font-size: 1.1rem; }
 }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;
