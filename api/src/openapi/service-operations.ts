@@ -9,6 +9,9 @@ import { REFERENCE_ASSETS_PATH } from "./reference-page.js";
 /** Where the OpenAPI document is served. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 
+/** Where the same document is served as YAML. */
+export const OPENAPI_YAML_PATH = `${API_PREFIX}/openapi.yaml`;
+
 /** Where the readable API reference is served. */
 export const DOCS_PATH = "/docs";
 
@@ -208,6 +211,22 @@ export function servicePaths(): Record<string, PathItemObject> {
         },
       },
     },
+    [OPENAPI_YAML_PATH]: {
+      get: {
+        operationId: "openApiDocumentYaml",
+        tags: ["Operations"],
+        summary: "This OpenAPI document as YAML",
+        description: `The document of ${OPENAPI_PATH}, the same content written as YAML (for tools and readers that prefer it).`,
+        security: [],
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document, YAML.",
+            headers: requestIdOnly,
+            content: { "application/yaml": { schema: { type: "string" } } },
+          },
+        },
+      },
+    },
     [`${REFERENCE_ASSETS_PATH}/redoc.standalone.js`]: referenceScript(
       "redocBundle",
       "Reference renderer (Redoc's standalone bundle)",
@@ -222,7 +241,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "API reference page",
         description:
-          "This document rendered by Redoc (served by the service itself, no CDN): a sidebar of every operation, search, the request and response samples of each, every error response with its body format and examples.",
+          "This document rendered by Redoc (served by the service itself, no CDN): a sidebar of every operation, search, the request and response samples of each, every error response with its body format and examples. Without JavaScript: the document's links and a summary of every operation, drawn on the server.",
         security: [],
         responses: {
           "200": {

@@ -127,7 +127,8 @@ table.middle td, table.middle th { vertical-align: middle; }
 
 /* Forms and buttons */
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
-input[type="text"], input[type="email"], select, textarea { display: block; width: 100%; font: inherit; font-size: max(1rem, 16px); padding: 0.6rem 0.75rem; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 0.5rem; }
+/* :where() adds no specificity: a widget's own class (the API reference's search box) keeps its look. */
+:where(input[type="text"], input[type="email"], select, textarea) { display: block; width: 100%; font: inherit; font-size: max(1rem, 16px); padding: 0.6rem 0.75rem; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 0.5rem; }
 textarea { resize: vertical; }
 input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid var(--focus); outline-offset: 0; border-color: var(--accent); }
 input[type="checkbox"] { width: 1.1rem; height: 1.1rem; accent-color: var(--accent); vertical-align: middle; }
