@@ -140,7 +140,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Readiness",
         description:
-          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within the readiness deadline the operator configured; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls model upstreams. Not logged.",
+          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within the readiness deadline the operator configured; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls a model. Not logged.",
         security: [],
         responses: {
           "200": {
