@@ -88,7 +88,7 @@ export function createApp(services: Services): Express {
   app.use(createLandingRouter(web));
   app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));
-  app.use(createDocsRouter(web));
+  app.use(createDocsRouter(web, document));
 
   for (const [name, path] of Object.entries(ENDPOINT_PATHS)) {
     app.all(path, (_request, response) => {

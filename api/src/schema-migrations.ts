@@ -4,6 +4,7 @@ import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
+import { PERSONA_RELEASE_NOTE_MIGRATIONS } from "./personas/persona-release-note-migration.js";
 import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
 import { PLAYGROUND_MIGRATIONS } from "./playground/playground-migration.js";
@@ -45,5 +46,6 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...DAILY_CHARGES_MIGRATIONS,
   ...UNLOGGED_RATE_LIMITS_MIGRATIONS,
   ...KEY_ORDER_MIGRATIONS,
+  ...PERSONA_RELEASE_NOTE_MIGRATIONS,
   ...PAYMENT_RETENTION_MIGRATIONS,
 };

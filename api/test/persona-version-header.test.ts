@@ -57,10 +57,14 @@ describe("Persona-Version (issue 25)", () => {
     ]);
   });
 
-  it("shows the customer each persona's live version, since when and the note, and usage by version", async () => {
+  it("shows the customer each persona's live version, since when and its release note, and usage by version", async () => {
     const { personas } = service.services;
     const id = service.plainPersona.id;
-    await personas.revise(id, { name: "Plain <two>" }, { note: "warmer & shorter" });
+    await personas.revise(
+      id,
+      { name: "Plain <two>" },
+      { note: "internal: cheaper target", releaseNote: "warmer & shorter" },
+    );
     const response = await service.post("/api/v1/generate", REQUESTS["/api/v1/generate"](id));
     expect(response.headers.get("persona-version")).toBe("2");
     await response.arrayBuffer();
@@ -73,7 +77,7 @@ describe("Persona-Version (issue 25)", () => {
         name: persona.name,
         version: version.version,
         since: version.promotedAt ?? version.createdAt,
-        note: version.note,
+        releaseNote: version.releaseNote,
       }),
     );
     const plain = usagePageBody(summary, [], now, live).value;
@@ -81,6 +85,7 @@ describe("Persona-Version (issue 25)", () => {
       /Plain &lt;two&gt;<br><code>[^<]+<\/code><\/span><\/td>\s*<td class="number" data-label="Live version">2<\/td>/u,
     );
     expect(plain).toContain("warmer &amp; shorter");
+    expect(plain).not.toContain("cheaper target");
     expect(plain).toContain('href="/usage?by=version#by-version"');
     const split = usagePageBody(summary, [], now, live, [
       { personaId: id, version: 2, requests: 1, served: 1, costMicros: 100 },

@@ -68,7 +68,7 @@ describe("persona-admin persona versions (issue 25)", () => {
     const table = admin("persona", "history", id);
     expect(table.code).toBe(0);
     const lines = table.stdout.split("\n");
-    expect(lines[0]).toMatch(/^version\s+status\s+created\s+by\s+changes\s+note$/u);
+    expect(lines[0]).toMatch(/^version\s+status\s+created\s+by\s+changes\s+note\s+release note$/u);
     expect(lines.slice(1).map((line) => line.split(/\s+/u).slice(0, 2))).toEqual([
       ["1", "retired"],
       ["2", "retired"],

@@ -33,14 +33,8 @@ interface PlaygroundAnswer {
   result?: { finalReply: string; chunks: string[]; replyChoices?: string[] };
   personified?: string;
   error?: { type: string; message: string };
-  /** Added by the playground's endpoints only: the target that answered. */
-  answeredBy?: {
-    target: string;
-    upstream: string;
-    model: string;
-    development: boolean;
-    personaVersion: number;
-  };
+  /** Added by the playground's endpoints only: the version that answered, never the target. */
+  answeredBy?: { development: boolean; personaVersion: number };
 }
 
 async function callJson(client: PageClient, path: string, body: unknown, csrf: string) {
@@ -77,14 +71,8 @@ describe("playground chat endpoints (session, CSRF, the account's personas)", ()
     expect(generated.body.status).toBe("success");
     expect(generated.body.result?.finalReply.length).toBeGreaterThan(0);
     expect(Array.isArray(generated.body.result?.replyChoices)).toBe(true);
-    // The playground says what answered: here the development engine.
-    expect(generated.body.answeredBy).toEqual({
-      target: "offline:offline-composer-1",
-      upstream: "offline",
-      model: "offline-composer-1",
-      development: true,
-      personaVersion: 1,
-    });
+    // The playground says which version answered, and here that it is the development engine.
+    expect(generated.body.answeredBy).toEqual({ development: true, personaVersion: 1 });
     const after = (await service.services.billing.balances.balanceOf(service.accountId))
       ?.balanceMicros;
     expect(after).toBeLessThan(before ?? 0);
@@ -97,20 +85,16 @@ describe("playground chat endpoints (session, CSRF, the account's personas)", ()
     );
     expect(personified.status).toBe(200);
     expect(personified.body.personified).toMatch(/Sundays/u);
-    expect(personified.body.answeredBy?.target).toBe("offline:offline-composer-1");
+    expect(personified.body.answeredBy).toEqual({ development: true, personaVersion: 1 });
   });
 
-  it("says on the page when the persona is on the development engine, and how to connect a model", async () => {
+  it("says on the page when the persona is on the development engine, without naming it", async () => {
     const client = await signedIn();
     const { html } = await client.page("/playground");
     expect(html).toContain('data-development="true"');
-    expect(html).toContain('data-target="offline:offline-composer-1"');
-    expect(html).toContain('href="#connect-a-model"');
-    expect(html).toContain('id="connect-a-model"');
-    // The README's own words on the upstream kinds and routes.
-    expect(html).toContain("kind: anthropic");
-    expect(html).toContain("kind: openai-compatible");
-    expect(html).toContain("## Model routes: upstreams, fallbacks and cooldowns");
+    expect(html).toMatch(/<div id="engine-notice" class="notice engine-notice">/u);
+    expect(html).toContain("Development engine.");
+    expect(html).not.toMatch(/offline-composer|upstream|README/u);
   });
 
   it("refuses without CSRF token, without session, for another account's persona, and without personify access", async () => {

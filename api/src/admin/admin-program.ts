@@ -16,6 +16,7 @@ import {
   operatorName,
   parseVersion,
 } from "./persona-version-commands.js";
+import { parseReleaseNote, RELEASE_NOTE_HELP } from "./release-note-option.js";
 import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
 import { addStorageCommands } from "./storage-commands.js";
 
@@ -100,16 +101,27 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .requiredOption("--file <path>", "persona file (JSON, see api/personas/example-persona.json)")
     .option("--route <upstream:model>", routeHelp, collectRouteTarget)
     .option("--note <text>", "a note kept with version 1")
+    .option("--release-note <text>", RELEASE_NOTE_HELP, parseReleaseNote)
     .description("create a persona from a traits file (its version 1); prints the persona ID")
     .action(
-      async (options: { account: string; file: string; route?: ModelRoute; note?: string }) => {
+      async (options: {
+        account: string;
+        file: string;
+        route?: ModelRoute;
+        note?: string;
+        releaseNote?: string;
+      }) => {
         const file = readPersonaFile(options.file);
         const route = requireConfiguredRoute(services, options.route ?? file.route);
         await requireAccount(services, options.account);
         const created = await services.personas.create(
           options.account,
           { ...file, route },
-          { note: options.note ?? null, createdBy: operatorName() },
+          {
+            note: options.note ?? null,
+            releaseNote: options.releaseNote ?? null,
+            createdBy: operatorName(),
+          },
         );
         print(created.id);
       },
@@ -120,6 +132,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .option("--file <path>", "persona file (JSON): replaces name, traits, access and route")
     .option("--route <upstream:model>", routeHelp, collectRouteTarget)
     .option("--note <text>", "why: kept with the new version")
+    .option("--release-note <text>", RELEASE_NOTE_HELP, parseReleaseNote)
     .option("--draft", "make the new version a draft that serves nothing until `persona promote`")
     .description(
       "make a new version of a persona's name, traits and route (live at once unless --draft); /personify access from --file applies at once",
@@ -127,7 +140,13 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .action(
       async (
         id: string,
-        options: { file?: string; route?: ModelRoute; note?: string; draft?: boolean },
+        options: {
+          file?: string;
+          route?: ModelRoute;
+          note?: string;
+          releaseNote?: string;
+          draft?: boolean;
+        },
       ) => {
         if (options.file === undefined && options.route === undefined) {
           throw new CommanderError(1, "persona.update", "give --file, --route, or both");
@@ -139,7 +158,12 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
         const outcome = await services.personas.revise(
           id,
           file === undefined ? { route } : { name: file.name, traits: file.traits, route },
-          { note: options.note ?? null, createdBy: operatorName(), draft },
+          {
+            note: options.note ?? null,
+            releaseNote: options.releaseNote ?? null,
+            createdBy: operatorName(),
+            draft,
+          },
         );
         if (file !== undefined) {
           await applyFileAccess(services, output.error, live, file.personifyAccess, draft);

@@ -6,6 +6,7 @@ import { PersonaVersionError, type VersionSelector } from "../personas/persona-s
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
 import { personaDiff } from "./persona-diff.js";
+import { parseReleaseNote } from "./release-note-option.js";
 
 /** Parses a version argument: a whole number from 1, or `live` / `draft` where allowed. */
 export function parseVersion(text: string, named: boolean): VersionSelector {
@@ -34,7 +35,7 @@ export function describeVersion(version: PersonaVersion) {
 
 function historyTable(versions: readonly PersonaVersion[]): string {
   return textTable(
-    ["version", "status", "created", "by", "changes", "note"],
+    ["version", "status", "created", "by", "changes", "note", "release note"],
     versions.map((version) => [
       String(version.version),
       version.status,
@@ -42,6 +43,7 @@ function historyTable(versions: readonly PersonaVersion[]): string {
       version.createdBy ?? "-",
       version.changes.length === 0 ? "-" : version.changes.join(", "),
       version.note ?? "",
+      version.releaseNote ?? "",
     ]),
   );
 }
@@ -125,13 +127,20 @@ export function addPersonaVersionCommands(
     .argument("<personaId>")
     .argument("<version>", "the version to return to")
     .option("--note <text>", "why (default: rollback to version N)")
+    .option(
+      "--release-note <text>",
+      "what the customer is told (default: version N's release note)",
+      parseReleaseNote,
+    )
     .description("make a new live version equal to an earlier one")
-    .action(async (id: string, version: string, options: { note?: string }) => {
+    .action(async (id: string, version: string, options: RollbackOptions) => {
       const target = parseVersion(version, false) as number;
       const created = await versionCall(
         () =>
           services.personas.rollback(id, target, {
             note: options.note ?? null,
+            // Left out, the store keeps version N's release note.
+            ...(options.releaseNote === undefined ? {} : { releaseNote: options.releaseNote }),
             createdBy: operatorName(),
           }),
         id,
@@ -163,4 +172,10 @@ export async function applyFileAccess(
   report(
     `persona ${live.id}: /personify access ${wanted ? "granted" : "withdrawn"} at once, as the file says: access is not part of a version${draft ? ", so it does not wait for the draft's promotion" : ""}`,
   );
+}
+
+/** The options of `persona rollback`. */
+interface RollbackOptions {
+  note?: string;
+  releaseNote?: string;
 }

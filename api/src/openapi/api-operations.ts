@@ -53,7 +53,7 @@ export const ENDPOINT_ERROR_CODES = {
 } as const satisfies Record<keyof typeof ENDPOINT_PATHS, readonly ErrorCode[]>;
 
 const COMMON_RULES =
-  "Content-Type must be application/json (415 otherwise); the body is at most PERSONA_BODY_LIMIT_BYTES (413). Checks run in this order: content type, JSON, body, key (401), account active (403), persona (404), rate limits (429), balance (429). A request is charged only when answered 200.";
+  "Content-Type must be application/json (415 otherwise); a body larger than the service's size limit answers 413. Checks run in this order: content type, JSON, body, key (401), account active (403), persona (404), rate limits (429), balance (429). A request is charged only when answered 200.";
 
 function okResponse(schema: string, example: unknown, description: string) {
   return {
@@ -73,7 +73,7 @@ const generate: OperationObject = {
   operationId: "generate",
   tags: ["API"],
   summary: "Reply to a message history",
-  description: `Replies to the message history in the persona's voice, with alternative replies when includeVariations is true (spec §4.1). The last message must be a non-empty user message; system and developer messages are context before it. Validation and authentication errors are plain text (spec §7.1), quota and server errors JSON (§7.2): check the Content-Type before parsing. ${COMMON_RULES}`,
+  description: `Replies to the message history in the persona's voice, with alternative replies when includeVariations is true. The last message must be a non-empty user message; system and developer messages are context before it. Validation and authentication errors are plain text, quota and server errors JSON: check the Content-Type before parsing. ${COMMON_RULES}`,
   parameters: [REQUEST_ID_PARAMETER],
   security: API_SECURITY,
   requestBody: {
@@ -121,7 +121,7 @@ const personify: OperationObject = {
   operationId: "personify",
   tags: ["API"],
   summary: "Rewrite text in the persona's voice",
-  description: `Rewrites raw in the persona's voice (spec §4.2). The persona must have /personify access (403 otherwise). raw is treated as text to rewrite, never as instructions. Validation and authentication errors are plain text, quota and server errors JSON. ${COMMON_RULES}`,
+  description: `Rewrites raw in the persona's voice. The persona must have /personify access (403 otherwise). raw is treated as text to rewrite, never as instructions. Validation and authentication errors are plain text, quota and server errors JSON. ${COMMON_RULES}`,
   parameters: [REQUEST_ID_PARAMETER],
   security: API_SECURITY,
   requestBody: {
@@ -153,7 +153,7 @@ const completions: OperationObject = {
   operationId: "createCompletion",
   tags: ["API"],
   summary: "Completions-style text endpoint",
-  description: `For clients written against the widely used completions interface: set their base URL to {base_url}/api/v1 and send the persona ID as model (spec §4.3). Send either prompt or messages. stream: true, max_tokens, logprobs and tool calling are rejected; temperature, top_p, presence_penalty, frequency_penalty, best_of, seed, suffix and user are accepted and ignored. Every error is the completions error object { error: { message, type, param, code } } (spec §7.3). ${COMMON_RULES}`,
+  description: `For clients written against the widely used completions interface: set their base URL to {base_url}/api/v1 and send the persona ID as model. Send either prompt or messages. stream: true, max_tokens, logprobs and tool calling are rejected; temperature, top_p, presence_penalty, frequency_penalty, best_of, seed, suffix and user are accepted and ignored. Every error is the completions error object { error: { message, type, param, code } }. ${COMMON_RULES}`,
   parameters: [REQUEST_ID_PARAMETER],
   security: API_SECURITY,
   requestBody: {

@@ -194,7 +194,7 @@ export function browserPaths(): Record<string, PathItemObject> {
       tags: ["Playground"],
       summary: "Usage as CSV",
       description:
-        "The figures of the usage page as CSV (RFC 4180, CRLF line ends, header line first): day, persona_id, persona_name, endpoint, requests, served, input_tokens, output_tokens, spend (decimal), currency; one line per UTC day, persona and endpoint with any request in the last 30 days, oldest first. Not in the spec; see api/README.md.",
+        "The figures of the usage page as CSV (RFC 4180, CRLF line ends, header line first): day, persona_id, persona_name, endpoint, requests, served, input_tokens, output_tokens, spend (decimal), currency; one line per UTC day, persona and endpoint with any request in the last 30 days, oldest first.",
       security: [{ PlaygroundSession: [] }],
       responses: {
         "200": {

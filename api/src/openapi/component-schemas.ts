@@ -40,7 +40,7 @@ const REQUEST_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "GenerateRequest",
       description:
-        "Body of POST /api/v1/generate (spec §4.1). Rules beyond the schema: the last message has role `user` and non-empty content (an assistant message cannot be last); system and developer messages are text-only context before the final user message. Unknown fields are ignored.",
+        "Body of POST /api/v1/generate. Rules beyond the schema: the last message has role `user` and non-empty content (an assistant message cannot be last); system and developer messages are text-only context before the final user message. Unknown fields are ignored.",
       properties: {
         personaId: "Persona ID (a UUID issued at onboarding).",
         messages: `Full history to use as context: at least 1, at most ${LIMITS.maxMessages} messages.`,
@@ -53,8 +53,7 @@ const REQUEST_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     personifyRequestSchema,
     {
       id: "PersonifyRequest",
-      description:
-        "Body of POST /api/v1/personify (spec §4.2). The persona must have /personify access.",
+      description: "Body of POST /api/v1/personify. The persona must have /personify access.",
       properties: {
         personaId: "Persona ID of a persona with /personify access.",
         raw: `Non-empty source text to rewrite (not only whitespace; at most ${maxText} characters). It is treated as text to rewrite, never as instructions.`,
@@ -66,7 +65,7 @@ const REQUEST_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "CompletionRequest",
       description:
-        "Body of POST /api/v1/completions (spec §4.3). Send exactly one of `prompt` and `messages`. With `messages`, the final message is a user message with non-empty content. Accepted but ignored: temperature, top_p, presence_penalty, frequency_penalty, best_of, seed, suffix, user (and any other unknown field). Output text is normalized, then `stop` is applied, then `echo` prepends the prompt. The response has no `usage`.",
+        "Body of POST /api/v1/completions. Send exactly one of `prompt` and `messages`. With `messages`, the final message is a user message with non-empty content. Accepted but ignored: temperature, top_p, presence_penalty, frequency_penalty, best_of, seed, suffix, user (and any other unknown field). Output text is normalized, then `stop` is applied, then `echo` prepends the prompt. The response has no `usage`.",
       properties: {
         model: "The persona ID (a UUID). A missing model is an `invalid_request_error`.",
         messages: `Full history (roles user, assistant, system, developer); use instead of prompt. At most ${LIMITS.maxMessages} messages.`,
@@ -88,7 +87,7 @@ const REQUEST_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     messageSchema,
     {
       id: "Message",
-      description: `A message of a history (spec §2). Text only; at most ${maxText} characters of text per message.`,
+      description: `A message of a history. Text only; at most ${maxText} characters of text per message.`,
       properties: {
         role: "One of user, assistant, system, developer.",
         content: "A string, or an array of text parts (joined with a newline).",
@@ -114,7 +113,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     generateResponseSchema,
     {
       id: "GenerateResponse",
-      description: "Body of a 200 answer of POST /api/v1/generate (spec §4.1).",
+      description: "Body of a 200 answer of POST /api/v1/generate.",
       properties: {
         status: 'Always "success".',
         result: "The reply.",
@@ -128,7 +127,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "ReplyResult",
       description:
-        "The reply of /generate (spec §2 Reply result). When includeVariations is false it has finalReply and chunks only.",
+        "The reply of /generate. When includeVariations is false it has finalReply and chunks only.",
       properties: {
         finalReply: "The selected reply.",
         chunks: "The reply split into message-sized pieces along sentence boundaries.",
@@ -141,7 +140,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "RateLimit",
       description:
-        "One element of `rateLimits` (spec §4.1 leaves it open; DESIGN.md fixes it). The same figures go out as the RateLimit-Policy and RateLimit headers.",
+        "One element of `rateLimits`: one rate-limit window of the API key. The same figures go out as the RateLimit-Policy and RateLimit headers.",
       properties: {
         window: "The window: minute, hour or day.",
         limit: "Requests allowed in the window.",
@@ -154,7 +153,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     personifyResponseSchema,
     {
       id: "PersonifyResponse",
-      description: "Body of a 200 answer of POST /api/v1/personify (spec §4.2).",
+      description: "Body of a 200 answer of POST /api/v1/personify.",
       properties: {
         personified: "The rewritten text.",
         chunks: "The rewritten text split into pieces.",
@@ -165,7 +164,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     completionResponseSchema,
     {
       id: "CompletionResponse",
-      description: "Body of a 200 answer of POST /api/v1/completions (spec §4.3); no usage field.",
+      description: "Body of a 200 answer of POST /api/v1/completions; no usage field.",
       properties: {
         id: "Starts with `cmpl-`.",
         object: 'Always "text_completion".',
@@ -217,7 +216,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "CompletionError",
       description:
-        "Every error of /completions (spec §7.3): `{ error: { message, type, param, code } }`. `param` names the offending request field or is null; `code` is always null, and `type` tells the errors apart (the two 429s of API-key billing: `rate_limit_error` and `insufficient_quota`).",
+        "Every error of /completions: `{ error: { message, type, param, code } }`. `param` names the offending request field or is null; `code` is always null, and `type` tells the errors apart (the two 429s of API-key billing: `rate_limit_error` and `insufficient_quota`).",
     },
   ],
   [
@@ -225,7 +224,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "ErrorBody",
       description:
-        "JSON error body (spec §7.2, shape filled by us per §7.6): quota and server errors of /generate and /personify, and every error of the operational routes and the playground's JSON endpoints. `type` is a stable code such as `rate_limited` or `upstream_error`.",
+        "JSON error body: quota and server errors of /generate and /personify, and every error of the operational routes and the playground's JSON endpoints. `type` is a stable code such as `rate_limited` or `upstream_error`.",
     },
   ],
   [
@@ -233,7 +232,7 @@ const RESPONSE_COMPONENTS: Array<[z.ZodType, ComponentMeta]> = [
     {
       id: "PaymentRequired",
       description:
-        "The x402 v2 payment challenge (spec §5.6, 402): also sent base64-encoded in the PAYMENT-REQUIRED header.",
+        "The x402 v2 payment challenge (402): also sent base64-encoded in the PAYMENT-REQUIRED header.",
     },
   ],
   [

@@ -83,7 +83,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Browser login",
     summary: "Browser login: consent page",
     description:
-      "Spec §4.5. Checks every parameter (a 400 page names a bad one; never a redirect), sends a visitor who is not signed in through the sign-in, then shows the consent page. GET never creates a key.",
+      "Checks every parameter (a 400 page names a bad one; never a redirect), sends a visitor who is not signed in through the sign-in, then shows the consent page. GET never creates a key.",
     session: true,
     query: LOGIN_FIELDS,
     responses: {
@@ -225,7 +225,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Playground",
     summary: "Usage, spend, balance and limits",
     description:
-      "The signed-in account's last 30 days (UTC): requests and spend per day by persona and by endpoint as charts (SVG drawn on the server, each with a text summary), the balance now and at the end of each day (from the ledger), the current rate-limit windows of each active key (used of limit, reset time), and a table of every figure. Not in the spec; see api/README.md.",
+      "The signed-in account's last 30 days (UTC): requests and spend per day by persona and by endpoint as charts (SVG drawn on the server, each with a text summary), the balance now and at the end of each day (from the ledger), the current rate-limit windows of each active key (used of limit, reset time), and a table of every figure.",
     session: true,
     responses: { "200": "The usage page.", "303": SIGNED_OUT_GET },
   },
@@ -236,7 +236,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Playground",
     summary: "API keys",
     description:
-      "The account's keys: name, masked key (prk_…abcd), created, last used (spec §5.3). Right after POST /keys it also shows the new key, once.",
+      "The account's keys: name, masked key (prk_…abcd), created, last used. Right after POST /keys it also shows the new key, once.",
     session: true,
     responses: { "200": "The keys page.", "303": SIGNED_OUT_GET },
   },

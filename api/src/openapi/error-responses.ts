@@ -19,7 +19,7 @@ export const ERROR_MEANINGS = {
   unknown_persona: "unknown persona ID (or a persona of another account)",
   route_not_found: "no such route",
   method_not_allowed: "a method other than POST (the `Allow` header says POST)",
-  payload_too_large: "the body is larger than the server's limit (PERSONA_BODY_LIMIT_BYTES)",
+  payload_too_large: "the body is larger than the service's size limit",
   unsupported_media_type: "Content-Type is not application/json",
   internal_error: "unexpected server error",
   upstream_error: "the model provider failed or returned an empty completion",
@@ -29,7 +29,7 @@ export const ERROR_MEANINGS = {
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
   host_not_allowed:
-    "a loopback client sent a Host that is not a loopback name, an IP address or in PERSONA_ALLOWED_HOSTS (DNS-rebinding guard)",
+    "a loopback client sent a Host that is not a loopback name, an IP address or a host name the operator allowed (DNS-rebinding guard)",
   payment_required: "a payment challenge (x402) for a self-serve persona when no API key is sent",
   payment_facilitator_error: "the x402 facilitator could not verify or settle the payment",
   insufficient_balance: "the account's balance does not cover the request",

@@ -151,15 +151,15 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
       {
         name: "API",
         description:
-          "The three operations (spec §4.1–4.3), billed and rate limited, and the models list of completions-style clients.",
+          "The three operations, billed and rate limited, and the models list of completions-style clients.",
       },
       {
         name: "Browser login",
-        description: "The route the tool and the plugin open in a browser (spec §4.5).",
+        description: "The route the tool and the plugin open in a browser.",
       },
       {
         name: "Playground",
-        description: "Server-rendered pages: sign-in, keys, sessions, chat (spec §1.6, §5.3).",
+        description: "Server-rendered pages: sign-in, keys, sessions, chat.",
       },
       {
         name: "Operations",
@@ -186,19 +186,19 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
     type: "apiKey",
     in: "header",
     name: "x-api-key",
-    description: "The API key (`prk_…`) in the x-api-key header (spec §5.1).",
+    description: "The API key (`prk_…`) in the x-api-key header.",
   },
   BearerAuth: {
     type: "http",
     scheme: "bearer",
-    description: "The API key as `Authorization: Bearer <API_KEY>` (spec §5.1–5.2).",
+    description: "The API key as `Authorization: Bearer <API_KEY>`.",
   },
   X402Payment: {
     type: "apiKey",
     in: "header",
     name: "PAYMENT-SIGNATURE",
     description:
-      "Self-serve personas only (spec §5.6): without a key the first request gets 402 with the PaymentRequired object; retry with a signed x402 payment in this header.",
+      "Self-serve personas only: without a key the first request gets 402 with the PaymentRequired object; retry with a signed x402 payment in this header.",
   },
   PlaygroundSession: {
     type: "apiKey",
@@ -211,6 +211,6 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
     type: "http",
     scheme: "bearer",
     description:
-      "PERSONA_METRICS_TOKEN as a bearer token; without one configured, loopback clients only.",
+      "The metrics token the operator configured, as a bearer token; without one configured, loopback clients only.",
   },
 };

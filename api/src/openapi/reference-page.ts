@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { gzipSync } from "node:zlib";
 import type { RequestHandler } from "express";
 import { html, type SafeHtml } from "../pages/html.js";
+import type { DocumentLinks } from "./reference-fallback.js";
 
 /** Where the renderer's bundle and its start script are served (same origin: the CSP allows 'self' only). */
 export const REFERENCE_ASSETS_PATH = "/docs/assets";
@@ -136,15 +137,26 @@ export function withReferenceWorkers(policy: string): string {
   return `${policy.replace(/;\s*$/u, "")};worker-src 'self' blob:`;
 }
 
-/** The body of `/docs`: the container Redoc renders into, and its two scripts. */
-export function referenceBody(documentPath: string, bundle: ServedScript): SafeHtml {
+/**
+ * The body of `/docs`: the container Redoc renders into, and its two
+ * scripts; without JavaScript, `fallback` (a `<noscript>` in the container:
+ * the document's links and its summary drawn on the server).
+ */
+export function referenceBody(
+  links: DocumentLinks,
+  bundle: ServedScript,
+  fallback: SafeHtml,
+): SafeHtml {
   return html`<style>
   #main { max-width: none; padding: 0; }
-  #main > h1, .reference-intro { max-width: 60rem; margin-left: auto; margin-right: auto; padding: 0 1rem; }
+  #main > h1, .reference-intro, .reference-fallback { max-width: 60rem; margin-left: auto; margin-right: auto; padding: 0 1rem; }
   #reference { background: #fff; color: #1f2328; }
+  .reference-fallback { background: var(--background); color: var(--text); padding-bottom: 2rem; }
+  .reference-fallback h4 { font-size: 1rem; margin: 1.5rem 0 0.25rem; overflow-wrap: anywhere; }
+  .reference-fallback ul { padding-left: 1.25rem; }
 </style>
-<p class="reference-intro muted">The OpenAPI 3.1 document behind this page: <a href="${documentPath}">${documentPath}</a>.</p>
-<div id="reference" data-spec-url="${documentPath}"><noscript><p class="reference-intro">This reference needs JavaScript; the document itself is at <a href="${documentPath}">${documentPath}</a>.</p></noscript></div>
+<p class="reference-intro muted">The OpenAPI 3.1 document behind this page: <a href="${links.json}">${links.json}</a> (also as <a href="${links.yaml}">YAML</a>).</p>
+<div id="reference" data-spec-url="${links.json}"><noscript>${fallback}</noscript></div>
 <script src="${bundle.url}"></script>
 <script src="${REFERENCE_START_SCRIPT.url}"></script>`;
 }

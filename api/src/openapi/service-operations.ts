@@ -9,6 +9,9 @@ import { REFERENCE_ASSETS_PATH } from "./reference-page.js";
 /** Where the OpenAPI document is served. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 
+/** Where the same document is served as YAML. */
+export const OPENAPI_YAML_PATH = `${API_PREFIX}/openapi.yaml`;
+
 /** Where the readable API reference is served. */
 export const DOCS_PATH = "/docs";
 
@@ -137,7 +140,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Readiness",
         description:
-          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within PERSONA_READINESS_TIMEOUT_MS; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls model upstreams. Not logged.",
+          "Answers 200 when the database takes a read of the schema and a write, and Redis (when configured) answers, within the readiness deadline the operator configured; otherwise 503 with `Retry-After` and the failing part named. A readiness check for load balancers (take the instance out of rotation while it fails). Never calls a model. Not logged.",
         security: [],
         responses: {
           "200": {
@@ -163,7 +166,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "Prometheus metrics",
         description:
-          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. With PERSONA_METRICS_TOKEN set, send it as `Authorization: Bearer …`; without it only loopback clients are served, under a loopback `Host` (localhost, an IP address) or one in PERSONA_ALLOWED_HOSTS.",
+          "The Prometheus text exposition format: requests by route and status, latency histograms, provider latency and errors by provider, rate-limit and balance refusals, charges, and process metrics. When the operator configured a metrics token, send it as `Authorization: Bearer …`; without one only loopback clients are served, under a loopback `Host` (localhost, an IP address) or a host name the operator allowed.",
         security: [{ MetricsToken: [] }, {}],
         responses: {
           "200": {
@@ -208,6 +211,22 @@ export function servicePaths(): Record<string, PathItemObject> {
         },
       },
     },
+    [OPENAPI_YAML_PATH]: {
+      get: {
+        operationId: "openApiDocumentYaml",
+        tags: ["Operations"],
+        summary: "This OpenAPI document as YAML",
+        description: `The document of ${OPENAPI_PATH}, the same content written as YAML (for tools and readers that prefer it).`,
+        security: [],
+        responses: {
+          "200": {
+            description: "The OpenAPI 3.1 document, YAML.",
+            headers: requestIdOnly,
+            content: { "application/yaml": { schema: { type: "string" } } },
+          },
+        },
+      },
+    },
     [`${REFERENCE_ASSETS_PATH}/redoc.standalone.js`]: referenceScript(
       "redocBundle",
       "Reference renderer (Redoc's standalone bundle)",
@@ -222,7 +241,7 @@ export function servicePaths(): Record<string, PathItemObject> {
         tags: ["Operations"],
         summary: "API reference page",
         description:
-          "This document rendered by Redoc (served by the service itself, no CDN): a sidebar of every operation, search, the request and response samples of each, every error response with its body format and examples.",
+          "This document rendered by Redoc (served by the service itself, no CDN): a sidebar of every operation, search, the request and response samples of each, every error response with its body format and examples. Without JavaScript: the document's links and a summary of every operation, drawn on the server.",
         security: [],
         responses: {
           "200": {

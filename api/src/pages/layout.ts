@@ -39,8 +39,12 @@ function navigationLinks(path: string, signedIn: boolean): SafeHtml {
 }
 
 /**
- * Sends a full HTML page with the site header: navigation and a sign-out
- * button when signed in. Pages are never cached (see WebSupport.page).
+ * Sends a full HTML page with the site header: the brand, then the
+ * navigation and (signed in) the account with its sign-out button, all in
+ * one `<details>` menu. On a phone the header is one row, the brand and a
+ * "Menu" button that opens the links below it, without JavaScript; on a
+ * wide screen the stylesheet shows the links in the row and hides the
+ * button. Pages are never cached (see WebSupport.page).
  */
 export function sendPage(request: Request, response: Response, content: PageContent): void {
   const session = pageLocals(response).session;
@@ -64,7 +68,8 @@ export function sendPage(request: Request, response: Response, content: PageCont
 <body>
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header"><a class="brand" href="/"${request.path === "/" ? html` aria-current="page"` : ""}>Persona Reply</a>
-<nav aria-label="Site">${navigationLinks(request.path, session !== undefined)}</nav>${account}</header>
+<details class="site-menu"><summary>Menu</summary><div class="site-menu-panel">
+<nav aria-label="Site">${navigationLinks(request.path, session !== undefined)}</nav>${account}</div></details></header>
 <main id="main" tabindex="-1">
 <h1>${content.title}</h1>
 ${content.body}

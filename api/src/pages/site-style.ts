@@ -61,17 +61,35 @@ pre { overflow-x: auto; padding: 0.75rem; background: var(--surface); border: 1p
 .skip-link { position: absolute; left: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem; background: var(--surface); border-radius: var(--radius); z-index: 1; }
 .skip-link:focus { top: 0.5rem; }
 
-/* Header and navigation */
-.site-header { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; padding: 0.5rem 1rem; background: var(--surface); border-bottom: 1px solid var(--border); }
+/* Header and navigation: one row on a phone, the brand and a "Menu" button
+   (a <details>, so it opens without JavaScript) whose links drop below it. */
+.site-header { position: relative; display: flex; align-items: center; gap: 0.5rem 1rem; padding: 0.5rem 1rem; background: var(--surface); border-bottom: 1px solid var(--border); }
 .site-header .brand { font-weight: 700; color: var(--text); text-decoration: none; margin-right: auto; padding: 0.5rem 0; }
-.site-header nav { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.5rem; }
-.site-header nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0; padding: 0; list-style: none; }
-.site-header nav a { display: inline-block; padding: 0.5rem 0.75rem; min-height: 44px; line-height: 1.75rem; border-radius: 999px; text-decoration: none; font-weight: 600; }
+.site-menu > summary { display: inline-flex; align-items: center; gap: 0.5rem; min-height: 44px; padding: 0.5rem 1rem; border: 1px solid var(--border); border-radius: 999px; color: var(--accent); font-weight: 600; cursor: pointer; list-style: none; }
+.site-menu > summary::-webkit-details-marker { display: none; }
+/* Three bars; a cross while open. */
+.site-menu > summary::before { content: ""; width: 1rem; height: 2px; background: currentColor; box-shadow: 0 -5px currentColor, 0 5px currentColor; }
+.site-menu[open] > summary::before { content: "×"; width: 1rem; height: auto; background: none; box-shadow: none; font-size: 1.4rem; line-height: 1; text-align: center; }
+.site-menu-panel { position: absolute; left: 0; right: 0; top: 100%; z-index: 10; display: flex; flex-direction: column; gap: 0.5rem; padding: 0.5rem 1rem 1rem; background: var(--surface); border-bottom: 1px solid var(--border); box-shadow: 0 0.75rem 1.5rem rgb(0 0 0 / 15%); }
+.site-header nav ul { display: flex; flex-direction: column; gap: 0.25rem; margin: 0; padding: 0; list-style: none; }
+.site-header nav a { display: block; padding: 0.5rem 0.75rem; min-height: 44px; line-height: 1.75rem; border-radius: 999px; text-decoration: none; font-weight: 600; }
 .site-header nav a:hover { background: var(--background); }
 .site-header nav a[aria-current="page"] { background: var(--accent); color: var(--accent-text); }
-.site-header .account { display: flex; align-items: center; gap: 0.5rem; color: var(--muted); font-size: 0.875rem; overflow-wrap: anywhere; }
+.site-header .account { display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 0.5rem; padding-top: 0.5rem; border-top: 1px solid var(--border); color: var(--muted); font-size: 0.875rem; overflow-wrap: anywhere; }
 .site-header form { margin: 0; }
 .site-header button { margin: 0; }
+/* Wide screens: the menu's content in the row, its button hidden (where the
+   browser lets a closed <details> show its content; elsewhere the button stays). */
+@media (min-width: 56rem) {
+  @supports selector(::details-content) {
+    .site-menu > summary { display: none; }
+    .site-menu::details-content { content-visibility: visible; }
+    .site-menu-panel { position: static; flex-direction: row; align-items: center; gap: 0.5rem 1rem; padding: 0; background: none; border: 0; box-shadow: none; }
+    .site-header nav ul { flex-direction: row; flex-wrap: wrap; }
+    .site-header nav a { display: inline-block; }
+    .site-header .account { padding-top: 0; border-top: 0; }
+  }
+}
 
 /* Content */
 main { flex: 1; width: 100%; max-width: 60rem; margin: 0 auto; padding: 1rem; }
@@ -109,7 +127,8 @@ table.middle td, table.middle th { vertical-align: middle; }
 
 /* Forms and buttons */
 label { display: block; font-weight: 600; margin-bottom: 0.25rem; }
-input[type="text"], input[type="email"], select, textarea { display: block; width: 100%; font: inherit; font-size: max(1rem, 16px); padding: 0.6rem 0.75rem; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 0.5rem; }
+/* :where() adds no specificity: a widget's own class (the API reference's search box) keeps its look. */
+:where(input[type="text"], input[type="email"], select, textarea) { display: block; width: 100%; font: inherit; font-size: max(1rem, 16px); padding: 0.6rem 0.75rem; color: var(--text); background: var(--surface); border: 1px solid var(--border); border-radius: 0.5rem; }
 textarea { resize: vertical; }
 input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid var(--focus); outline-offset: 0; border-color: var(--accent); }
 input[type="checkbox"] { width: 1.1rem; height: 1.1rem; accent-color: var(--accent); vertical-align: middle; }
@@ -153,10 +172,10 @@ form { margin: 0 0 1rem; }
 label.checkbox { display: inline-flex; align-items: center; gap: 0.4rem; font-weight: 400; margin: 0; }
 .personify-result { margin: 0.5rem 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .personify-result:not(:empty) { padding: 0.55rem 0.9rem; background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); }
-pre.guide { white-space: pre-wrap; overflow-wrap: anywhere; }
 
 /* Usage: figures, charts, meters */
-.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
+/* Two figures a row from a phone's width up, so the four take two rows. */
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: 0.75rem; margin: 0 0 1rem; }
 .stat { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: 0.75rem 1rem; }
 .stat dt { font-size: 0.875rem; color: var(--muted); }
 .stat dd { margin: 0.25rem 0 0; font-size: 1.35rem; font-weight: 700; font-variant-numeric: tabular-nums; }
@@ -197,8 +216,9 @@ td.day, .limits .number { white-space: nowrap; }
   .limits .meter-cell { display: none; }
 }
 @media (max-width: 30rem) {
-  .site-header nav a { padding: 0.5rem 0.6rem; }
   th, td { padding: 0.4rem 0.5rem; }
+  .stat { padding: 0.6rem 0.75rem; }
+  .stat dd { font-size: 1.1rem; }
 }
 @media (prefers-reduced-motion: reduce) { * { transition: none !important; animation: none !important; } }
 `;

@@ -53,10 +53,15 @@ export interface PersonaContent {
   route: ModelRoute;
 }
 
-/** How a version is made (`persona-admin persona update … --note … --draft`). */
+/** How a version is made (`persona-admin persona update … --note … --release-note … --draft`). */
 export interface VersionOptions {
-  /** The operator's note, kept with the version. */
+  /** The operator's note, kept with the version: internal, never shown to the customer. */
   note?: string | null;
+  /**
+   * What the customer is told about the version, shown on the signed-in
+   * pages beside the persona's name and version (migration 0023).
+   */
+  releaseNote?: string | null;
   /** Who makes it (persona-admin: the operator's login name). */
   createdBy?: string | null;
   /** A draft serves no traffic until {@link PersonaStore.promote}. */
@@ -126,6 +131,7 @@ function toVersion(row: PersonaVersionsTable, liveVersion: number): PersonaVersi
     status: version === liveVersion ? "live" : row.promoted_at === null ? "draft" : "retired",
     ...contentOf(row),
     note: row.note,
+    releaseNote: row.release_note,
     changes: JSON.parse(row.changes) as string[],
     createdAt: row.created_at,
     createdBy: row.created_by,
@@ -222,6 +228,7 @@ export class PersonaStore {
       traits: JSON.stringify(content.traits),
       route: JSON.stringify(modelRouteSchema.parse(content.route)),
       note: options.note ?? null,
+      release_note: options.releaseNote ?? null,
       changes: JSON.stringify(changes),
       created_at: now,
       created_by: options.createdBy ?? null,
@@ -405,7 +412,8 @@ export class PersonaStore {
   /**
    * Rolls a persona back to version `version` (`persona-admin persona
    * rollback ID N`): a new version with its content, live at once (the
-   * note says so unless one is given).
+   * note says so unless one is given; the release note is version N's
+   * unless one is given, null included).
    *
    * @returns the new version, or undefined when no persona has this ID
    * @throws {PersonaVersionError} `unknown_version`; `already_live` when N is the live version
@@ -434,7 +442,14 @@ export class PersonaStore {
         next,
         content,
         contentChanges(contentOf(locked.row), content),
-        { ...options, note: options.note ?? `rollback to version ${version}`, draft: false },
+        {
+          ...options,
+          note: options.note ?? `rollback to version ${version}`,
+          // The customer gets version N's behaviour back, so by default its words too.
+          releaseNote:
+            options.releaseNote === undefined ? target.release_note : options.releaseNote,
+          draft: false,
+        },
         now,
       );
       await transaction
@@ -495,7 +510,7 @@ export class PersonaStore {
 
   /**
    * An account's personas with their live versions (the signed-in pages:
-   * which version answers, since when, and the operator's note), oldest first.
+   * which version answers, since when, and its release note), oldest first.
    */
   async listWithLiveVersion(
     accountId: string,

@@ -48,8 +48,13 @@ export interface PersonaVersion {
   name: string;
   traits: PersonaTraits;
   route: ModelRoute;
-  /** The operator's note (`--note`), or null. */
+  /** The operator's note (`--note`), or null: internal, never shown to the customer. */
   note: string | null;
+  /**
+   * What the customer is told about this version (`--release-note`), or
+   * null: shown on the signed-in pages with the persona's name and version.
+   */
+  releaseNote: string | null;
   /**
    * What differs from the version that was live when this one was made:
    * `name`, `route`, or a traits path such as `traits.communicationStyle.verbosity`.

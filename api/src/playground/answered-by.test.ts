@@ -30,19 +30,13 @@ describe("describeAnswer", () => {
     upstream("claude", "anthropic"),
   ]);
 
-  it("names the target as upstream:model and tells the development engine by its kind", () => {
+  it("gives the persona version and tells the development engine by its kind, naming no target", () => {
     expect(
       describeAnswer({ upstream: "offline", model: "offline-composer-1" }, upstreams, 3),
-    ).toEqual({
-      personaVersion: 3,
-      target: "offline:offline-composer-1",
-      upstream: "offline",
-      model: "offline-composer-1",
-      development: true,
-    });
+    ).toEqual({ personaVersion: 3, development: true });
     const local = describeAnswer({ upstream: "local", model: "llama3.1:8b" }, upstreams, 1);
-    expect(local.target).toBe("local:llama3.1:8b");
-    expect(local.development).toBe(false);
+    expect(local).toEqual({ personaVersion: 1, development: false });
+    expect(JSON.stringify(local)).not.toMatch(/local|llama/u);
     expect(describeAnswer({ upstream: "claude", model: "x" }, upstreams, 1).development).toBe(
       false,
     );

@@ -30,8 +30,9 @@ export const KEYS_SCRIPT = `"use strict";
  * \`/playground/assets/chat.js\`: the chat. The history lives in the page and
  * is sent whole with every turn (the API is stateless, spec §1.3). Each
  * turn is a bubble in the list \`#chat-log\` (the user's on the right, the
- * persona's on the left), the persona's labelled with its name (and its
- * version once answers carry one) and the target that answered.
+ * persona's on the left), the persona's labelled with its name and the
+ * version that answered. Under the picker, the version line of the picked
+ * persona (its version and release note, rendered by the server).
  */
 export const CHAT_SCRIPT = `"use strict";
 (() => {
@@ -46,9 +47,8 @@ export const CHAT_SCRIPT = `"use strict";
   const send = document.getElementById("send");
   const reset = document.getElementById("reset");
   const chatError = document.getElementById("chat-error");
-  const personaAnswers = document.getElementById("persona-answers");
+  const personaVersion = document.getElementById("persona-version");
   const engineNotice = document.getElementById("engine-notice");
-  const engineTarget = document.getElementById("engine-target");
   const personifyForm = document.getElementById("personify-form");
   const raw = document.getElementById("raw");
   const personifySend = document.getElementById("personify-send");
@@ -75,20 +75,16 @@ export const CHAT_SCRIPT = `"use strict";
     return persona.selectedOptions[0].textContent;
   }
 
-  /** "offline:offline-composer-1 (development engine)" */
-  function describeTarget(answeredBy) {
-    return answeredBy.target + (answeredBy.development ? " (development engine)" : "");
-  }
-
-  function showEngine(answeredBy) {
+  /** The version line and the development notice, for the picked persona or its last answer. */
+  function showPersona(answeredBy) {
     const option = persona.selectedOptions[0];
-    const target = answeredBy ? answeredBy.target : option.dataset.target;
     const development = answeredBy ? answeredBy.development : option.dataset.development === "true";
     engineNotice.hidden = !development;
-    engineTarget.textContent = target;
-    personaAnswers.textContent = answeredBy
-      ? "Last answer: " + describeTarget(answeredBy)
-      : "Answers from " + target + (development ? " (development engine)" : "");
+    // The release note is the live version's: an answer of another version names its number only.
+    personaVersion.textContent =
+      answeredBy && String(answeredBy.personaVersion) !== option.dataset.version
+        ? "Version " + answeredBy.personaVersion
+        : option.dataset.versionLine;
   }
 
   function addTurn(role, text, answeredBy, choices) {
@@ -103,10 +99,10 @@ export const CHAT_SCRIPT = `"use strict";
     bubble.className = "bubble text";
     bubble.textContent = text;
     turn.append(who, bubble);
-    if (answeredBy) {
+    if (answeredBy && answeredBy.development) {
       const meta = document.createElement("span");
       meta.className = "meta";
-      meta.textContent = "Answered by " + describeTarget(answeredBy);
+      meta.textContent = "Development engine";
       turn.append(meta);
     }
     if (choices && choices.length > 1) {
@@ -133,7 +129,7 @@ export const CHAT_SCRIPT = `"use strict";
     raw.disabled = !allowed;
     personifySend.disabled = !allowed;
     personifyResult.textContent = "";
-    showEngine(undefined);
+    showPersona(undefined);
   }
 
   persona.addEventListener("change", startOver);
@@ -157,7 +153,7 @@ export const CHAT_SCRIPT = `"use strict";
       });
       history = messages.concat([{ role: "assistant", content: data.result.finalReply }]);
       addTurn("assistant", data.result.finalReply, data.answeredBy, data.result.replyChoices);
-      showEngine(data.answeredBy);
+      showPersona(data.answeredBy);
     } catch (error) {
       log.lastChild && log.lastChild.remove();
       message.value = text;

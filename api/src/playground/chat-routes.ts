@@ -1,25 +1,19 @@
-import fs from "node:fs";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import { generateEndpoint } from "../generate/generate-endpoint.js";
 import { readJsonBody } from "../http/read-body.js";
-import { html, type SafeHtml } from "../pages/html.js";
+import { html } from "../pages/html.js";
 import { sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
 import { requireSession } from "../pages/require-session.js";
 import { pageLocals, type WebSupport } from "../pages/web-support.js";
+import type { RouteTarget } from "../personas/model-route.js";
 import { personifyEndpoint } from "../personify/personify-endpoint.js";
 import type { Caller } from "../pipeline/authorize.js";
 import type { MeteredEndpoint } from "../pipeline/metered-request.js";
 import { serveMetered } from "../pipeline/metered-request.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import type { Upstreams } from "../providers/upstream-config.js";
-import {
-  type AnsweredBy,
-  CONNECT_A_MODEL_ANCHOR,
-  CONNECT_A_MODEL_SECTION,
-  describeAnswer,
-  isDevelopmentTarget,
-} from "./answered-by.js";
+import { type AnsweredBy, describeAnswer, isDevelopmentTarget } from "./answered-by.js";
 import { CHAT_SCRIPT, KEYS_SCRIPT } from "./browser-scripts.js";
 
 const jsonErrors: RequestHandler = (_request, response, next) => {
@@ -29,7 +23,7 @@ const jsonErrors: RequestHandler = (_request, response, next) => {
 
 /**
  * An endpoint of the API as the playground serves it: the same pipeline
- * and body, plus `answeredBy` (which target answered, see {@link AnsweredBy}).
+ * and body, plus `answeredBy` (the persona version, see {@link AnsweredBy}).
  */
 function withAnsweredBy<Body, Payload extends object>(
   endpoint: MeteredEndpoint<Body, Payload>,
@@ -44,36 +38,14 @@ function withAnsweredBy<Body, Payload extends object>(
   };
 }
 
-/** api/README.md, beside `src/` and `dist/` alike. */
-const README_URL = new URL("../../README.md", import.meta.url);
-
 /**
- * The README's sections on upstream kinds and model routes ("## Personas
- * and providers" up to the section after "Model routes"), as written; `""`
- * when the README is not there.
+ * The line under the persona picker: the live version and what its release
+ * note tells the customer (`persona-admin … --release-note`), e.g.
+ * "Version 3: Warmer greetings." The chat script rewrites it when another
+ * persona is picked.
  */
-function connectAModelText(): string {
-  let readme: string;
-  try {
-    readme = fs.readFileSync(README_URL, "utf8");
-  } catch {
-    return "";
-  }
-  const start = readme.indexOf("\n## Personas and providers");
-  const routes = readme.indexOf(`\n## ${CONNECT_A_MODEL_SECTION}`);
-  if (start < 0 || routes < 0) return "";
-  const end = readme.indexOf("\n## ", routes + 1);
-  return readme.slice(start + 1, end < 0 ? undefined : end).trim();
-}
-
-/** The README's guide to connecting a model, folded at the foot of the playground. */
-function connectAModel(text: string): SafeHtml | "" {
-  if (text === "") return "";
-  return html`<details class="guide-details">
-    <summary>Connecting a model: from api/README.md, “Personas and providers” and “${CONNECT_A_MODEL_SECTION}”</summary>
-    <p class="muted">The operator's upstream file and each persona's route decide which model answers; customers never choose (spec §1.5). The README's words, in Markdown:</p>
-    <pre class="guide" id="${CONNECT_A_MODEL_ANCHOR}" tabindex="0">${text}</pre>
-  </details>`;
+function versionLine(version: number, releaseNote: string | null): string {
+  return releaseNote === null ? `Version ${version}` : `Version ${version}: ${releaseNote}`;
 }
 
 function sendScript(script: string): RequestHandler {
@@ -91,16 +63,16 @@ function sendScript(script: string): RequestHandler {
  * same request pipeline for the session's account: billed to its balance
  * like API-key calls and limited per account (spec §8.1's 25/100/500,
  * bucket `playground:<accountId>`) — so no API key ever reaches the page.
- * Their answers add `answeredBy` (the target that answered; issue 28). The
- * page is a chat: the persona's bubbles left, the user's right, each reply
- * labelled with the persona's name and the target that answered, and a
- * notice linking the README's guide to connecting a model (folded at the
- * page's foot) when the persona is on the development engine.
+ * Their answers add `answeredBy` (the persona version, and whether the
+ * development engine answered; never the upstream or model). The page is
+ * a chat: the persona's bubbles left, the user's right, each reply
+ * labelled with the persona's name and version; under the picker, the live
+ * version and its release note; a notice when the persona is on the
+ * development engine.
  */
 export function createChatRouter(web: WebSupport, context: PipelineContext): Router {
   const { services } = web;
   const router = Router();
-  let guide: string | undefined;
 
   router.get("/playground/assets/keys.js", sendScript(KEYS_SCRIPT));
   router.get("/playground/assets/chat.js", sendScript(CHAT_SCRIPT));
@@ -109,8 +81,9 @@ export function createChatRouter(web: WebSupport, context: PipelineContext): Rou
     const session = requireSession(request, response);
     if (session === undefined) return;
     const csrfToken = web.csrfToken(request, response);
-    const personas = await services.personas.list(session.accountId);
-    if (personas.length === 0) {
+    const personas = await services.personas.listWithLiveVersion(session.accountId);
+    const [selected] = personas;
+    if (selected === undefined) {
       sendPage(request, response, {
         title: "Playground",
         csrfToken,
@@ -119,23 +92,26 @@ export function createChatRouter(web: WebSupport, context: PipelineContext): Rou
       return;
     }
     const upstreams = services.config.upstreams;
-    guide ??= connectAModelText();
-    const options = personas.map((persona) => {
-      const first = persona.route[0];
-      const development = first !== undefined && isDevelopmentTarget(first, upstreams);
-      return html`<option value="${persona.id}" data-personify="${persona.personifyAccess}" data-development="${development}" data-target="${first === undefined ? "" : `${first.upstream}:${first.model}`}">${persona.name}</option>`;
-    });
+    const developmentOf = (route: readonly RouteTarget[]) => {
+      const first = route[0];
+      return first !== undefined && isDevelopmentTarget(first, upstreams);
+    };
+    // Each option carries what the script shows for it: never a target, only
+    // whether it is the development engine (the customer does not see models).
+    const options = personas.map(
+      ({ persona, live }) =>
+        html`<option value="${persona.id}" data-personify="${persona.personifyAccess}" data-development="${developmentOf(persona.route)}" data-version="${live.version}" data-version-line="${versionLine(live.version, live.releaseNote)}">${persona.name}</option>`,
+    );
     sendPage(request, response, {
       title: "Playground",
       csrfToken,
       body: html`<div id="chat" data-csrf="${csrfToken}">
         <div class="chat-head">
           <p><label for="persona">Persona</label><select id="persona">${options}</select></p>
-          <p id="persona-answers" class="answered-by" aria-live="polite"></p>
+          <p id="persona-version" class="answered-by" aria-live="polite">${versionLine(selected.live.version, selected.live.releaseNote)}</p>
         </div>
-        <div id="engine-notice" class="notice engine-notice" hidden>
-          <p><strong>Development engine.</strong> This persona is answered by <code id="engine-target">offline</code>, the service's offline engine: a deterministic, rule-based composer for trying the service, not a language model. It knows nothing about what you ask and says so.</p>
-          <p>To answer with a real model, the operator connects an OpenAI-compatible or Anthropic upstream and routes the persona to it: <a href="#${CONNECT_A_MODEL_ANCHOR}">connecting a model</a> (api/README.md, “${CONNECT_A_MODEL_SECTION}”).</p>
+        <div id="engine-notice" class="notice engine-notice"${developmentOf(selected.persona.route) ? "" : html` hidden`}>
+          <p><strong>Development engine.</strong> This persona still answers with the service's development engine: a deterministic, rule-based stand-in for trying the service, not a language model. It knows nothing about what you ask and says so. The operator moves the persona to a language model with you.</p>
         </div>
         <ol id="chat-log" class="chat-log" aria-live="polite" aria-label="Conversation"></ol>
         <p id="chat-error" class="muted" role="alert"></p>
@@ -154,7 +130,6 @@ export function createChatRouter(web: WebSupport, context: PipelineContext): Rou
           <div id="personify-result" class="personify-result" aria-live="polite"></div>
         </form>
       </div>
-      ${connectAModel(guide)}
       <script src="/playground/assets/chat.js"></script>`,
     });
   });

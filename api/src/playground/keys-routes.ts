@@ -58,7 +58,7 @@ function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): S
         ? html`<p class="muted">No keys yet.</p>`
         : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your keys"><table class="keys middle stacked"><thead><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
     }
-    <p class="muted">Keep keys in environment variables or a secret manager, never in client-side code, and rotate them now and then (spec §5.5).</p>`;
+    <p class="muted">Keep keys in environment variables or a secret manager, never in client-side code, and rotate them now and then.</p>`;
 }
 
 /**

@@ -74,8 +74,13 @@ export interface PersonaVersionsTable {
   traits: string;
   /** The ordered route targets as JSON (never null, unlike `personas.route`). */
   route: string;
-  /** The operator's note (`--note`). */
+  /** The operator's note (`--note`): internal, never shown to the customer. */
   note: string | null;
+  /**
+   * What the customer is told about the version (`--release-note`, migration
+   * 0023), shown on the signed-in pages; null when none was given.
+   */
+  release_note: string | null;
   /** JSON array of what differs from the version live when this one was made. */
   changes: string;
   created_at: string;

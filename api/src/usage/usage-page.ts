@@ -12,13 +12,14 @@ export function personaLabel(summary: UsageSummary, personaId: string | null): s
   return summary.personaNames.get(personaId) ?? personaId;
 }
 
-/** Sums a measure of the lines per series and day. */
+/** Sums a measure of the lines per series and day, over `days`. */
 function seriesBy(
   summary: UsageSummary,
+  days: readonly string[],
   keyOf: (line: UsageDayLine) => string,
   measure: (line: UsageDayLine) => number,
 ): ChartSeries[] {
-  const dayIndex = new Map(summary.days.map((day, index) => [day, index]));
+  const dayIndex = new Map(days.map((day, index) => [day, index]));
   const series = new Map<string, number[]>();
   for (const line of summary.lines) {
     const index = dayIndex.get(line.day);
@@ -26,7 +27,7 @@ function seriesBy(
     const name = keyOf(line);
     let values = series.get(name);
     if (values === undefined) {
-      values = summary.days.map(() => 0);
+      values = days.map(() => 0);
       series.set(name, values);
     }
     values[index] = (values[index] ?? 0) + measure(line);
@@ -57,61 +58,140 @@ function personaKey(summary: UsageSummary): (line: UsageDayLine) => string {
   };
 }
 
-/** The five charts: requests and spend, by persona and by endpoint, and the balance. */
-function charts(summary: UsageSummary): SafeHtml {
+/**
+ * Fewest days with requests that the charts need: with fewer, a line
+ * through one or two points says nothing a short table does not, in a
+ * fraction of the room (five charts were most of a phone's page).
+ */
+export const MIN_CHART_DAYS = 3;
+
+/** The period's days from the account's first ({@link UsageSummary.startDay}): nothing is drawn before it existed. */
+export function chartDays(summary: UsageSummary): string[] {
+  return summary.days.filter((day) => day >= summary.startDay);
+}
+
+/**
+ * Requests and spend per day: one chart each, its lines the personas when
+ * there are several, else the endpoints when there are several, else the
+ * total (the table below the charts has every split).
+ */
+function measureCharts(summary: UsageSummary, days: string[]): SafeHtml[] {
   const requests = (value: number) => formatQuantity(value, "request", "requests");
   const money = (value: number) => `${formatAmount(Math.round(value))} ${summary.currency}`;
-  const byPersona = personaKey(summary);
-  const byEndpoint = (line: UsageDayLine) => `/${line.endpoint}`;
-  const common = { days: summary.days };
-  return html`<div class="chart-grid">
-    ${renderLineChart({
-      ...common,
-      id: "requests-by-persona",
-      title: "Requests per day by persona",
+  const splits = [
+    { id: "persona", keyOf: personaKey(summary) },
+    { id: "endpoint", keyOf: (line: UsageDayLine) => `/${line.endpoint}` },
+  ] as const;
+  const measures = [
+    {
+      id: "requests",
+      title: "Requests per day",
       unit: "Requests",
-      series: seriesBy(summary, byPersona, (line) => line.requests),
+      measure: (line: UsageDayLine) => line.requests,
       format: requests,
-    })}
-    ${renderLineChart({
-      ...common,
-      id: "requests-by-endpoint",
-      title: "Requests per day by endpoint",
-      unit: "Requests",
-      series: seriesBy(summary, byEndpoint, (line) => line.requests),
-      format: requests,
-    })}
-    ${renderLineChart({
-      ...common,
-      id: "spend-by-persona",
-      title: "Spend per day by persona",
+    },
+    {
+      id: "spend",
+      title: "Spend per day",
       unit: summary.currency,
       scale: MICROS_PER_UNIT,
-      series: seriesBy(summary, byPersona, (line) => line.costMicros),
+      measure: (line: UsageDayLine) => line.costMicros,
       format: money,
-    })}
+    },
+  ] as const;
+  return measures.map(({ id, title, measure, ...chart }) => {
+    // A split into one line repeats the total: the next split, or the total, is drawn instead.
+    for (const split of splits) {
+      const series = seriesBy(summary, days, split.keyOf, measure);
+      if (series.length > 1) {
+        return renderLineChart({
+          ...chart,
+          days,
+          id: `${id}-by-${split.id}`,
+          title: `${title} by ${split.id}`,
+          series,
+        });
+      }
+    }
+    return renderLineChart({
+      ...chart,
+      days,
+      id,
+      title,
+      series: seriesBy(summary, days, () => "Total", measure),
+    });
+  });
+}
+
+/**
+ * The charts of the period from the account's first day: requests and
+ * spend per day ({@link measureCharts}) and the balance at the end of each
+ * day. With requests on fewer than {@link MIN_CHART_DAYS} days, the table
+ * of {@link dailyTable} instead.
+ */
+function charts(summary: UsageSummary): SafeHtml {
+  const days = chartDays(summary);
+  const active = new Set(summary.lines.map((line) => line.day));
+  if (active.size < MIN_CHART_DAYS) return dailyTable(summary, days);
+  const money = (value: number) => `${formatAmount(Math.round(value))} ${summary.currency}`;
+  const balance = summary.balanceCourse.filter((point) => point.day >= summary.startDay);
+  return html`<h2 id="charts">Charts</h2>
+    <p class="muted">Each line has its own symbol and dash as well as its colour; hover a point for its figure. On a narrow screen each chart opens at the latest day and scrolls back. The <a href="#figures">table below</a> lists every figure.</p>
+    <div class="chart-grid">
+    ${measureCharts(summary, days)}
     ${renderLineChart({
-      ...common,
-      id: "spend-by-endpoint",
-      title: "Spend per day by endpoint",
-      unit: summary.currency,
-      scale: MICROS_PER_UNIT,
-      series: seriesBy(summary, byEndpoint, (line) => line.costMicros),
-      format: money,
-    })}
-    ${renderLineChart({
-      ...common,
+      days,
       id: "balance",
       title: "Balance at the end of each day",
       unit: summary.currency,
       scale: MICROS_PER_UNIT,
-      series: [
-        { name: "Balance", values: summary.balanceCourse.map((point) => point.balanceMicros) },
-      ],
+      series: [{ name: "Balance", values: balance.map((point) => point.balanceMicros) }],
       format: money,
       area: true,
     })}
   </div>`;
+}
+
+/**
+ * The short form of the charts: one row per day with requests or a change
+ * of the balance, newest first — requests, spend and the balance at the
+ * day's end.
+ */
+function dailyTable(summary: UsageSummary, days: readonly string[]): SafeHtml {
+  const totals = new Map<string, { requests: number; costMicros: number }>();
+  for (const line of summary.lines) {
+    const total = totals.get(line.day) ?? { requests: 0, costMicros: 0 };
+    total.requests += line.requests;
+    total.costMicros += line.costMicros;
+    totals.set(line.day, total);
+  }
+  const balanceOn = new Map(summary.balanceCourse.map((point) => [point.day, point.balanceMicros]));
+  const rows = days
+    .filter((day, index) => {
+      const before = index === 0 ? undefined : balanceOn.get(days[index - 1] as string);
+      return totals.has(day) || (before !== undefined && before !== balanceOn.get(day));
+    })
+    .reverse()
+    .map((day) => {
+      const total = totals.get(day) ?? { requests: 0, costMicros: 0 };
+      return html`<tr>
+        <td class="day" data-label="Day (UTC)">${day}</td>
+        <td class="number" data-label="Requests">${formatCount(total.requests)}</td>
+        <td class="number" data-label="Spend (${summary.currency})">${formatAmount(total.costMicros)}</td>
+        <td class="number" data-label="Balance (${summary.currency})">${formatAmount(balanceOn.get(day) ?? 0)}</td>
+      </tr>`;
+    });
+  const heading = html`<h2 id="charts">Per day</h2>`;
+  if (rows.length === 0) {
+    return html`${heading}<p class="muted">No requests in the last ${summary.days.length} days.</p>`;
+  }
+  return html`${heading}
+    <p class="muted">Charts of each day appear once there are requests on ${MIN_CHART_DAYS} days; until then, the days so far.</p>
+    <div class="table-scroll" tabindex="0" role="region" aria-label="Requests, spend and balance per day"><table id="daily-table" class="stacked">
+    <caption class="visually-hidden">Requests, spend and the balance at the end of each day with requests or a change of the balance, newest first</caption>
+    <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="number">Requests</th><th scope="col" class="number">Spend (${summary.currency})</th><th scope="col" class="number">Balance (${summary.currency})</th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`;
 }
 
 /** The rate-limit windows of each active key: used of limit with a bar, and when each resets. */
@@ -174,8 +254,11 @@ export interface LivePersona {
   version: number;
   /** When this version went live (ISO 8601 UTC). */
   since: string;
-  /** The operator's note on the version, if any. */
-  note: string | null;
+  /**
+   * What the customer is told about the version (its release note), if
+   * any; never the operator's internal note.
+   */
+  releaseNote: string | null;
 }
 
 /** Requests and spend of one persona version over the page's days (`/usage?by=version`). */
@@ -188,7 +271,7 @@ export interface VersionUsage {
   costMicros: number;
 }
 
-/** The account's personas, each with its live version, since when, and the operator's note. */
+/** The account's personas, each with its live version, since when, and its release note. */
 function personasSection(personas: readonly LivePersona[]): SafeHtml {
   if (personas.length === 0) return html`<p class="muted">No personas yet.</p>`;
   const rows = personas.map(
@@ -196,12 +279,12 @@ function personasSection(personas: readonly LivePersona[]): SafeHtml {
       <td data-label="Persona"><span>${persona.name}<br><code>${persona.id}</code></span></td>
       <td class="number" data-label="Live version">${formatCount(persona.version)}</td>
       <td data-label="Live since">${persona.since.slice(0, 16).replace("T", " ")} UTC</td>
-      <td data-label="Note">${persona.note ?? ""}</td>
+      <td data-label="Release note">${persona.releaseNote ?? html`<span class="muted">–</span>`}</td>
     </tr>`,
   );
   return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Your personas and their live versions"><table id="personas-table" class="stacked">
-    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and the note on it</caption>
-    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Note</th></tr></thead>
+    <caption class="visually-hidden">Each persona, the version answering its requests, when it went live and its release note</caption>
+    <thead><tr><th scope="col">Persona</th><th scope="col" class="number">Live version</th><th scope="col">Live since</th><th scope="col">Release note</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`;
 }
@@ -254,8 +337,6 @@ export function usagePageBody(
       <div class="stat"><dt>Requests, ${summary.days.length} days</dt><dd id="requests-total">${formatCount(totalRequests)}</dd></div>
       <div class="stat"><dt>Spend, ${summary.days.length} days</dt><dd id="spend-total">${formatAmount(totalSpend)} ${summary.currency}</dd></div>
     </dl>
-    <h2>Charts</h2>
-    <p class="muted">Each line has its own symbol and dash as well as its colour; hover a point for its figure. On a narrow screen each chart opens at the latest day and scrolls back. The <a href="#figures">table below</a> lists every figure.</p>
     ${charts(summary)}
     <h2 id="personas">Your personas</h2>
     <p class="muted">Personas are refined in versions; the live version answers your requests and each response names it in its <code>Persona-Version</code> header.</p>

@@ -91,7 +91,7 @@ export function createUsageRouter(web: WebSupport): Router {
           name: persona.name,
           version: live.version,
           since: live.promotedAt ?? live.createdAt,
-          note: live.note,
+          releaseNote: live.releaseNote,
         })),
         versions,
       ),

@@ -44,6 +44,13 @@ export interface UsageSummary {
   reservedMicros: number;
   /** The balance at the end of each day of the period (today: now). */
   balanceCourse: BalancePoint[];
+  /**
+   * The first day the account is known to have existed (`YYYY-MM-DD`, UTC):
+   * the earliest of its creation, its first ledger entry and its first usage
+   * in the period. Charts start there, not at a zero before the account was
+   * opened; it may lie before the period.
+   */
+  startDay: string;
 }
 
 /** `YYYY-MM-DD` of a time, UTC. */
@@ -83,12 +90,12 @@ export async function readUsageSummary(
   const firstDay = days[0] as string;
   const account = await database
     .selectFrom("accounts")
-    .select(["currency", "balance_micros", "reserved_micros"])
+    .select(["currency", "balance_micros", "reserved_micros", "created_at"])
     .where("id", "=", accountId)
     .executeTakeFirst();
   if (account === undefined) return undefined;
 
-  const [usageRows, entryRows] = await Promise.all([
+  const [usageRows, entryRows, firstEntry] = await Promise.all([
     database
       .selectFrom("usage_daily_totals")
       .select([
@@ -112,6 +119,12 @@ export async function readUsageSummary(
       .where("account_id", "=", accountId)
       .where("day", ">=", firstDay)
       .execute(),
+    // The first day of the ledger: one end of the primary key (account, day).
+    database
+      .selectFrom("balance_daily_totals")
+      .select((select) => select.fn.min("day").as("day"))
+      .where("account_id", "=", accountId)
+      .executeTakeFirst(),
   ]);
 
   const lines: UsageDayLine[] = usageRows
@@ -161,6 +174,15 @@ export async function readUsageSummary(
     balance -= addedOn.get(current) ?? 0;
   }
 
+  // `YYYY-MM-DD` days sort as text: the first is the earliest.
+  const [startDay = firstDay] = [
+    utcDay(Date.parse(account.created_at)),
+    firstEntry?.day,
+    lines[0]?.day,
+  ]
+    .filter((day): day is string => typeof day === "string" && day !== "")
+    .sort();
+
   return {
     days,
     lines,
@@ -169,5 +191,6 @@ export async function readUsageSummary(
     balanceMicros,
     reservedMicros: Number(account.reserved_micros),
     balanceCourse,
+    startDay,
   };
 }
