@@ -123,6 +123,38 @@ await describeEachDialect("persona-admin --release-note", (database) => {
     expect(listed?.live).toMatchObject({ version: 5, releaseNote: "Back to short replies." });
   });
 
+  it("makes a version for a new release note alone, and none for the live one again", async () => {
+    const accountId = (await admin("account", "create", "Words Ltd")).stdout;
+    const id = (
+      await admin("persona", "create", "--account", accountId, "--file", EXAMPLE_PERSONA_FILE)
+    ).stdout;
+    const worded = await admin(
+      "persona",
+      "update",
+      id,
+      "--file",
+      EXAMPLE_PERSONA_FILE,
+      "--release-note",
+      "Now with a release note.",
+    );
+    expect(worded.code, worded.stderr).toBe(0);
+    expect(await json("persona", "show", id, "--version", "live")).toMatchObject({
+      version: 2,
+      releaseNote: "Now with a release note.",
+    });
+    const again = await admin(
+      "persona",
+      "update",
+      id,
+      "--file",
+      EXAMPLE_PERSONA_FILE,
+      "--release-note",
+      "Now with a release note.",
+    );
+    expect(again.stderr).toContain("release note equal the live version 2; no version made");
+    expect(await services.personas.history(id)).toHaveLength(2);
+  });
+
   it("refuses an empty, overlong or garbled release note and makes no version", async () => {
     const accountId = (await admin("account", "create", "Refused Ltd")).stdout;
     const id = (

@@ -170,7 +170,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
         }
         if (outcome?.kind === "unchanged") {
           output.error(
-            `persona ${id}: name, traits and route equal the live version ${outcome.live.version}; no version made`,
+            `persona ${id}: name, traits, route and release note equal the live version ${outcome.live.version}; no version made`,
           );
         }
         if (draft && outcome?.kind === "created") {

@@ -283,7 +283,8 @@ export class PersonaStore {
   /**
    * Makes a new version of a persona from the live version with `change`
    * applied: live at once, or a draft with `options.draft`. Nothing is
-   * written when the result equals the live version.
+   * written when the result equals the live version and `options.releaseNote`
+   * is absent or the live version's own.
    *
    * @returns the new version, `unchanged` with the live version, or
    *   undefined when no persona has this ID
@@ -302,9 +303,14 @@ export class PersonaStore {
         const live = contentOf(locked.row);
         const next: PersonaContent = { ...live, ...change };
         const changes = contentChanges(live, next);
+        const liveRow = await this.versionRow(transaction, id, Number(locked.row.live_version));
+        if (liveRow === undefined) throw new Error(`persona ${id} has no live version row`);
+        // A new release note is a change customers see: it makes a version too.
+        const releaseNote = options.releaseNote ?? null;
+        if (releaseNote !== null && releaseNote !== liveRow.release_note) {
+          changes.push("releaseNote");
+        }
         if (changes.length === 0) {
-          const liveRow = await this.versionRow(transaction, id, Number(locked.row.live_version));
-          if (liveRow === undefined) throw new Error(`persona ${id} has no live version row`);
           throw new Unchanged(toVersion(liveRow, Number(locked.row.live_version)));
         }
         const version = locked.latest + 1;
