@@ -12,3 +12,4 @@ export {
   isLoopbackHost,
   isLoopbackOrigin,
 } from "./host-check.js";
+export { discardUnreadBodies, type UnreadBodyLimits } from "./unread-body.js";
