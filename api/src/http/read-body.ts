@@ -14,11 +14,16 @@ function hasBody(request: Request): boolean {
  * before it is read (issue 13): a `Content-Length` over the limit is
  * answered 413 at once, and a chunked body is counted as it arrives and
  * refused the moment it passes the limit, where body-parser alone would
- * first read the whole declared body and throw it away. The answer closes
- * the connection (`Connection: close`), so the rest of the body is never
- * waited for. The limit counts the bytes on the wire; body-parser still
- * applies it to the decompressed body too. Every other failure is the
- * parser's own error, mapped by request-body-errors.ts.
+ * first read the whole declared body and throw it away. The answer goes out
+ * at once with `Connection: close`; the server then reads and throws away
+ * the rest of the body, within bounds, before it closes (server.ts
+ * `unreadBodyLimits`), so a client that writes its whole body before it
+ * reads gets the 413 rather than a reset connection. A client that sent
+ * `Expect: 100-continue` gets the 413 before it sends the body: the `100
+ * Continue` goes out only when `parse` starts reading. The limit counts the
+ * bytes on the wire; body-parser still applies it to the decompressed body
+ * too. Every other failure is the parser's own error, mapped by
+ * request-body-errors.ts.
  *
  * @param parse - an `express.json`/`express.urlencoded` middleware with the same `limit`
  * @param limit - largest body accepted, in bytes

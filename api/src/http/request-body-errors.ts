@@ -18,7 +18,7 @@ interface BodyParserError {
 interface BodyRefusal {
   code: ErrorCode;
   message: string;
-  /** Close the connection after the answer, so an unread body is not waited for. */
+  /** Close the connection after the answer (once what is left of the body was read and thrown away, within bounds). */
   close?: boolean;
 }
 
@@ -118,7 +118,8 @@ function refusalError({ code, message, close }: BodyRefusal, cause: unknown): Se
 
 /**
  * The error for a body refused by its declared or counted size before it
- * was read (read-body.ts): 413, and the connection closes after the answer.
+ * was read (read-body.ts): 413, and the connection closes after the answer
+ * (and after the rest of the body, read within bounds: server.ts).
  *
  * @param limit - the byte limit of the route
  */
