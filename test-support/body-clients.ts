@@ -49,7 +49,8 @@ async function postWithFetch(
   headers: Record<string, string>,
   body: Buffer,
 ): Promise<ClientAnswer> {
-  const response = await fetch(url, { method: "POST", headers, body });
+  // A copy on an ArrayBuffer of its own: what fetch's types take, with or without the DOM's.
+  const response = await fetch(url, { method: "POST", headers, body: Uint8Array.from(body) });
   return {
     status: response.status,
     headers: Object.fromEntries(response.headers),

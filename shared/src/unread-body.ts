@@ -119,7 +119,8 @@ function finishAfterBody(
  *   closed. Closing at once would reset a client still writing: it fails
  *   with EPIPE or "Broken pipe" and never reads the answer.
  * - A request with `Expect: 100-continue` gets `100 Continue` only when the
- *   application starts reading its body (a `data` or `readable` listener);
+ *   application starts reading its body (a `data` or `readable` listener, or
+ *   `resume()`);
  *   an answer given before that goes out with the body never sent, and the
  *   connection closes after it (Node's rule: the client may or may not
  *   send the body next).
@@ -136,13 +137,20 @@ function finishAfterBody(
 export function discardUnreadBodies(server: Server, limits: UnreadBodyLimits): void {
   server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
     awaitingContinue.add(request);
-    const continueOnRead = (event: string | symbol) => {
-      if (event !== "data" && event !== "readable") return;
-      request.off("newListener", continueOnRead);
+    const sendContinue = () => {
+      request.off("newListener", onListener);
+      request.off("resume", sendContinue);
       awaitingContinue.delete(request);
+      // Never after a final answer: then the client does not send the body.
       if (!response.headersSent) response.writeContinue();
     };
-    request.on("newListener", continueOnRead);
+    const onListener = (event: string | symbol) => {
+      if (event === "data" || event === "readable") sendContinue();
+    };
+    // Reading starts with a `data` or `readable` listener, or a `resume()` (a parser that
+    // drains a body it refused, body-parser's way).
+    request.on("newListener", onListener);
+    request.on("resume", sendContinue);
     server.emit("request", request, response);
   });
   server.prependListener("request", (request: IncomingMessage, response: ServerResponse) => {

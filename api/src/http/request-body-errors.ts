@@ -111,18 +111,7 @@ export function requestBodyError(error: unknown): ServiceError | undefined {
 
 function refusalError({ code, message, close }: BodyRefusal, cause: unknown): ServiceError {
   return new ServiceError(code, message, {
-    ...(cause === undefined ? {} : { cause }),
+    cause,
     ...(close === true ? { headers: { Connection: "close" } } : {}),
   });
-}
-
-/**
- * The error for a body refused by its declared or counted size before it
- * was read (read-body.ts): 413, and the connection closes after the answer
- * (and after the rest of the body, read within bounds: server.ts).
- *
- * @param limit - the byte limit of the route
- */
-export function bodyTooLargeError(limit: number): ServiceError {
-  return refusalError(tooLarge(limit), undefined);
 }
