@@ -120,10 +120,9 @@ function finishAfterBody(
  *   with EPIPE or "Broken pipe" and never reads the answer.
  * - A request with `Expect: 100-continue` gets `100 Continue` only when the
  *   application starts reading its body (a `data` or `readable` listener, or
- *   `resume()`);
- *   an answer given before that goes out with the body never sent, and the
- *   connection closes after it (Node's rule: the client may or may not
- *   send the body next).
+ *   `resume()`); an answer given before that goes out with the body never
+ *   sent, and the connection closes after it (Node's rule: the client may or
+ *   may not send the body next).
  *
  * Call once, before the server listens; the application's `request`
  * listener then runs as before (also for requests that expect 100 Continue).

@@ -2,9 +2,9 @@ import { refuseOversizeBodies } from "@persona-reply/shared/node";
 import express, { type Request, type RequestHandler, type Response } from "express";
 
 // Bodies over the limit are refused before they are read (refuseOversizeBodies
-// of @persona-reply/shared/node, issue 13): a Content-Length over the limit at
-// once, a chunked body the moment it passes it, with body-parser's own 413
-// error, which request-body-errors.ts answers with `Connection: close`. The
+// of @persona-reply/shared/node): a Content-Length over the limit at once, a
+// chunked body the moment it passes it, with body-parser's own 413 error,
+// which request-body-errors.ts answers with `Connection: close`. The
 // server then reads and throws away the rest of the body within bounds
 // (server.ts `unreadBodyLimits`), so a client that writes its whole body
 // before it reads gets the 413 rather than a reset connection; a client that
