@@ -5,15 +5,22 @@ import net from "node:net";
  * connection, leaves the connection open, and resolves with what the server
  * sent once it closes the connection or `timeoutMs` passes (then
  * `timedOut` is true). For requests that lie about their body.
+ * `answeredMs` is when the first byte came back (undefined: none did),
+ * `elapsedMs` when the connection closed, both from the start.
  */
 export async function rawExchange(
   origin: string,
   head: string,
   body: string | Buffer,
   timeoutMs: number,
-): Promise<{ received: string; timedOut: boolean; elapsedMs: number }> {
+): Promise<{
+  received: string;
+  timedOut: boolean;
+  answeredMs: number | undefined;
+  elapsedMs: number;
+}> {
   const started = performance.now();
-  const { received, timedOut } = await exchange(
+  const { received, timedOut, firstByteAt } = await exchange(
     origin,
     Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body)]),
     false,
@@ -22,6 +29,7 @@ export async function rawExchange(
   return {
     received: received.toString("latin1"),
     timedOut,
+    answeredMs: firstByteAt === undefined ? undefined : firstByteAt - started,
     elapsedMs: performance.now() - started,
   };
 }
@@ -29,32 +37,39 @@ export async function rawExchange(
 /**
  * Writes `bytes` on a fresh connection (then half-closes it when `end`),
  * and resolves with everything received once the server closes the
- * connection, or when `timeoutMs` passes (`timedOut`).
+ * connection, once `complete` says what came is enough, or when
+ * `timeoutMs` passes (`timedOut`).
  */
 function exchange(
   origin: string,
   bytes: Buffer,
   end: boolean,
   timeoutMs: number,
-): Promise<{ received: Buffer; timedOut: boolean }> {
+  complete: (received: Buffer) => boolean = () => false,
+): Promise<{ received: Buffer; timedOut: boolean; firstByteAt: number | undefined }> {
   const url = new URL(origin);
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
     const received: Buffer[] = [];
+    let firstByteAt: number | undefined;
     let done = false;
     const finish = (timedOut: boolean) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve({ received: Buffer.concat(received), timedOut });
+      resolve({ received: Buffer.concat(received), timedOut, firstByteAt });
     };
     const timer = setTimeout(() => finish(true), timeoutMs);
     socket.on("connect", () => {
       socket.write(bytes);
       if (end) socket.end();
     });
-    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    socket.on("data", (chunk: Buffer) => {
+      firstByteAt ??= performance.now();
+      received.push(chunk);
+      if (complete(Buffer.concat(received))) finish(false);
+    });
     socket.on("error", () => finish(false));
     socket.on("close", () => finish(false));
   });
@@ -88,6 +103,26 @@ export interface WireAnswer {
   text: string;
   /** True when nothing came back within the time allowed. */
   timedOut: boolean;
+}
+
+/** Whether `raw` holds a whole final answer: its head, and all of a body framed by length or chunks. */
+function answerComplete(raw: Buffer): boolean {
+  let rest = raw;
+  for (;;) {
+    const end = rest.indexOf("\r\n\r\n");
+    if (end < 0) return false;
+    const head = rest.subarray(0, end).toString("latin1");
+    rest = rest.subarray(end + 4);
+    const status = Number(/^HTTP\/1\.[01] (\d{3})/u.exec(head)?.[1] ?? 0);
+    if (status >= 100 && status < 200) continue;
+    const length = /\r\ncontent-length:\s*(\d+)/iu.exec(head)?.[1];
+    if (length !== undefined) return rest.length >= Number(length);
+    if (/\r\ntransfer-encoding:[^\r]*chunked/iu.test(head)) {
+      return rest.includes("\r\n0\r\n\r\n") || rest.subarray(0, 5).toString() === "0\r\n\r\n";
+    }
+    // Framed by the end of the connection.
+    return false;
+  }
 }
 
 function parseAnswer(raw: Buffer): Omit<WireAnswer, "timedOut"> {
@@ -130,7 +165,8 @@ function parseAnswer(raw: Buffer): Omit<WireAnswer, "timedOut"> {
  * Sends one request exactly as described on a fresh connection (with
  * `Connection: close`) and reads the first final answer, for requests no
  * HTTP client library will send: repeated headers, a Content-Length that
- * lies, a body cut short.
+ * lies, a body cut short. Resolves once that answer is whole (a server may
+ * keep reading a body it refused before it closes).
  *
  * @param timeoutMs - how long to wait for the server to answer and close
  */
@@ -168,6 +204,7 @@ export async function sendWire(
     Buffer.concat([head, payload]),
     givesUp,
     timeoutMs,
+    answerComplete,
   );
   return { ...parseAnswer(received), timedOut };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { discardUnreadBodies, type UnreadBodyLimits } from "@persona-reply/shared/node";
 import { createApp } from "./app.js";
 import type { Config } from "./config/config.js";
 import type { Logger } from "./logging/logger.js";
@@ -49,6 +50,17 @@ export function serverTimeouts(config: Config): ServerTimeouts {
     socket: config.PERSONA_SOCKET_TIMEOUT_MS ?? Math.max(120_000, slowestModelCall),
     drain: config.PERSONA_DRAIN_TIMEOUT_MS ?? config.PERSONA_PROVIDER_TIMEOUT_MS * attempts + 5_000,
   };
+}
+
+/**
+ * How much of a request body the server still reads after answering before
+ * it (a 413, a 415, a 401 on a page): eight times the body limit (8 MiB by
+ * default), for at most 5 s and 1 s without a byte. A client that writes its
+ * whole body before reading then reads the answer instead of a reset
+ * connection; past these limits the connection is closed.
+ */
+export function unreadBodyLimits(config: Config): UnreadBodyLimits {
+  return { maxBytes: 8 * config.PERSONA_BODY_LIMIT_BYTES, maxMs: 5_000, idleMs: 1_000 };
 }
 
 /** Statuses for errors Node's HTTP parser raises before express sees a request. */
@@ -105,6 +117,8 @@ export async function startServer(services: Services): Promise<RunningServer> {
   // Without a 'timeout' listener Node destroys a socket idle this long.
   server.timeout = timeouts.socket;
   server.on("clientError", answerClientError(services.logger));
+  // Early answers reach clients still writing; Expect: 100-continue gets its 413 before the body.
+  discardUnreadBodies(server, unreadBodyLimits(services.config));
   // Responses under way, so a drain can ask each to close its connection.
   const inFlight = new Set<http.ServerResponse>();
   let draining = false;

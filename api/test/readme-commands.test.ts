@@ -1,12 +1,12 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolatedEnvironment, scratchDirectory } from "../../test-support/isolated-process.js";
+import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
+import { scratchClone } from "./support/scratch-clone.js";
 
 // Issue 29: the README's two commands, `npm start` then `npm test`, in one
 // checkout. The first run writes ./.env (the demo key) and ./data/; tests
@@ -15,33 +15,12 @@ import { readEnvFile } from "../src/seed/env-file.js";
 // node_modules and built dist/ folders linked in) is started once the way
 // `npm start` starts the service, then the suites that broke run there.
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**
  * Suites that failed in a checkout holding a .env (a subset: the full suite
  * takes many minutes). About 30 s on a quiet machine; persona-admin's start-up
  * takes seconds per call on two busy cores, hence the long timeouts.
  */
 const SUITES = ["api/test/admin-cli.test.ts", "api/test/storage.test.ts"];
-
-/** Copies the tracked files of the checkout as they are now (edits included), and links what is built. */
-function scratchClone(): string {
-  const clone = scratchDirectory("persona-clone-");
-  const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
-    .split("\0")
-    .filter((file) => file !== "" && fs.existsSync(path.join(ROOT, file)));
-  for (const file of tracked) {
-    fs.mkdirSync(path.dirname(path.join(clone, file)), { recursive: true });
-    fs.copyFileSync(path.join(ROOT, file), path.join(clone, file));
-  }
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(clone, "node_modules"), "dir");
-  for (const entry of fs.readdirSync(ROOT, { withFileTypes: true })) {
-    const dist = path.join(ROOT, entry.name, "dist");
-    if (entry.isDirectory() && entry.name !== "node_modules" && fs.existsSync(dist)) {
-      fs.symlinkSync(dist, path.join(clone, entry.name, "dist"), "dir");
-    }
-  }
-  return clone;
-}
 
 describe("the README's `npm start`, then `npm test`, in one checkout", () => {
   let clone: string;

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../test-support/free-port.js";
 import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
 
@@ -165,5 +166,44 @@ describe("SIGTERM drains the connections (issue 13)", () => {
     expect(exit.at - signalled).toBeLessThan(4_500);
     await stuck.closed;
     expect(service.output()).toMatch(/drain deadline/u);
+  }, 30_000);
+});
+
+describe("SIGTERM while the trace collector is down or stalls", () => {
+  /** Starts a traced service, has it serve one request (a span waiting for export), and times SIGTERM → exit. */
+  async function timeShutdown(endpoint: string) {
+    const { service, exited } = await start({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    const signalled = performance.now();
+    service.child.kill("SIGTERM");
+    const exit = await exited;
+    return { code: exit.code, elapsedMs: exit.at - signalled, output: service.output() };
+  }
+
+  it("exits promptly when nothing listens at the OTLP endpoint", async () => {
+    const port = await freePort();
+    const { code, elapsedMs, output } = await timeShutdown(`http://127.0.0.1:${port}`);
+    expect(code).toBe(0);
+    expect(elapsedMs, output).toBeLessThan(4_000);
+  }, 30_000);
+
+  it("exits promptly when the collector accepts connections and never answers", async () => {
+    const sockets = new Set<net.Socket>();
+    const collector = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = collector.address() as net.AddressInfo;
+      const { code, elapsedMs, output } = await timeShutdown(`http://127.0.0.1:${port}`);
+      expect(code).toBe(0);
+      expect(elapsedMs, output).toBeLessThan(4_000);
+      // The exporter did try: the last span was on its way when the process gave up on it.
+      expect(sockets.size).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => collector.close(resolve));
+    }
   }, 30_000);
 });

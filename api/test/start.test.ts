@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -7,8 +9,13 @@ import {
   personifyResponseSchema,
 } from "@persona-reply/shared";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
+import { scratchClone } from "./support/scratch-clone.js";
+
+/** The service's "listening" line: its URL. */
+const LISTENING_URL = /"url":"(http:\/\/[^"]+)"[^\n]*Persona Reply is listening/u;
 
 let directory: string;
 let service: SpawnedService;
@@ -116,4 +123,107 @@ describe("npm start on a fresh store (the main job)", () => {
       /PERSONA_BODY_LIMIT_BYTES/u,
     );
   });
+});
+
+/** The state letter of a process in /proc (`Z` for one that has exited but is not reaped), or undefined once gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process descended from `pid`, read from /proc (Linux). */
+function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/u.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // It exited while the list was read.
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Whether something accepts connections at a URL's port. */
+function accepts(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+describe.skipIf(process.platform !== "linux")("npm start under a process manager", () => {
+  it("SIGTERM to the npm process stops the script, the service and the example app, frees their ports, exits 0", async () => {
+    const clone = scratchClone();
+    const npm = spawn("npm", ["start"], {
+      cwd: clone,
+      env: isolatedEnvironment({
+        PERSONA_PORT: "0",
+        EXAMPLE_PORT: "0",
+        npm_config_update_notifier: "false",
+      }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    let family: number[] = [];
+    const exited = new Promise<number | null>((resolve) => npm.once("exit", resolve));
+    try {
+      const exampleUrl = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not start:\n${output}`)), 60_000);
+        const onData = (data: Buffer) => {
+          output += data.toString("utf8");
+          const match = /"msg":"example app is listening","url":"(http:\/\/[^"]+)"/u.exec(output);
+          if (match?.[1] === undefined) return;
+          clearTimeout(timer);
+          resolve(match[1]);
+        };
+        npm.stdout.on("data", onData);
+        npm.stderr.on("data", onData);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`npm start exited with ${code}:\n${output}`));
+        });
+      });
+      const serviceUrl = LISTENING_URL.exec(output)?.[1] ?? "";
+      expect(await accepts(serviceUrl)).toBe(true);
+      expect(await accepts(exampleUrl)).toBe(true);
+      // The script, the service and the example app (and a shell, if one is left between).
+      family = descendantsOf(npm.pid ?? 0);
+      expect(family.length, output).toBeGreaterThanOrEqual(3);
+
+      npm.kill("SIGTERM");
+      expect(await exited, output).toBe(0);
+      const left = family.filter((pid) => ![undefined, "Z"].includes(processState(pid)));
+      expect(left, output).toEqual([]);
+      expect(await accepts(serviceUrl)).toBe(false);
+      expect(await accepts(exampleUrl)).toBe(false);
+      // Both stopped gracefully: the service drained and said so.
+      expect(output).toMatch(/"signal":"SIGTERM"[^\n]*"msg":"shutting down"/u);
+    } finally {
+      if (npm.exitCode === null) npm.kill("SIGKILL");
+      for (const pid of family.filter((member) => processState(member) !== undefined)) {
+        process.kill(pid, "SIGKILL");
+      }
+    }
+  }, 90_000);
 });

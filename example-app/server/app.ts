@@ -1,6 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import { refuseOversizeBodies } from "@persona-reply/shared/node";
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from "express";
 import type { ExampleConfig } from "./config.js";
 import { bodyReadError, ExampleAppError, toErrorResponse } from "./errors.js";
 import { checkHost } from "./host-check.js";
@@ -16,7 +23,9 @@ export const PAGE_PATHS = ["/", "/chat", "/personify"] as const;
 /** The API routes (spec §4.6). */
 export const API_ROUTES = ["/api/quickstart", "/api/chat", "/api/personify"] as const;
 
-/** Largest JSON body accepted (a 500-message history of long messages fits). */
+/** Largest JSON body accepted, in bytes (a 500-message history of long messages fits). */
+export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/** {@link BODY_LIMIT_BYTES} as the error message says it. */
 const BODY_LIMIT = "2mb";
 
 /**
@@ -62,8 +71,13 @@ export function createApp(config: ExampleConfig, options: AppOptions = {}): Expr
   app.use(checkHost(config.allowedHosts));
 
   // strict: false parses any JSON value, so `null` or `[]` is told apart from
-  // malformed JSON and answered "must be a JSON object" by the route.
-  const readJson = express.json({ limit: BODY_LIMIT, strict: false });
+  // malformed JSON and answered "must be a JSON object" by the route. A body
+  // over the limit is refused before it is read (body-parser alone reads it
+  // all first); the server then reads the rest within bounds (server.ts).
+  const readJson = refuseOversizeBodies<Request, Response>(
+    express.json({ limit: BODY_LIMIT_BYTES, strict: false }),
+    BODY_LIMIT_BYTES,
+  );
   // A body that cannot be read is the client's fault: 400 validation, the service never called.
   app.use("/api", (request, response, next) => {
     readJson(request, response, (error?: unknown) => {

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AppOptions, createApp } from "./app.js";
+import { discardUnreadBodies } from "@persona-reply/shared/node";
+import { type AppOptions, BODY_LIMIT_BYTES, createApp } from "./app.js";
 import type { ExampleConfig } from "./config.js";
 
 /** A listening example server. */
@@ -30,6 +31,11 @@ export async function startServer(
   server.headersTimeout = 15_000;
   // A service call may take up to the configured timeout, per retry.
   server.requestTimeout = config.timeoutMs * (config.maxRetries + 1) + 10_000;
+  // An answer given before a body was read (a body over the limit, a 403)
+  // reaches a client still writing it: the rest is read and thrown away first,
+  // up to 8 times the limit, for 5 s at most. A client that sent `Expect:
+  // 100-continue` gets the refusal before it sends the body.
+  discardUnreadBodies(server, { maxBytes: 8 * BODY_LIMIT_BYTES, maxMs: 5_000, idleMs: 1_000 });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

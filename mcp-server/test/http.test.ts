@@ -5,6 +5,8 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BODY_CLIENTS, postWith } from "../../test-support/body-clients.js";
+import { rawExchange } from "../../test-support/raw-http.js";
 import {
   connectHttp,
   isolatedEnvironment,
@@ -214,6 +216,52 @@ describe("persona-mcp --http endpoint", () => {
     expect(
       (await rawRequest(url.replace(/\/mcp$/u, "/other"), "POST", mcpHeaders, initialize)).status,
     ).toBe(404);
+  });
+});
+
+describe("persona-mcp --http and a body over its 4 MiB limit", () => {
+  let home: string;
+  let connection: McpConnection;
+  beforeAll(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "persona-mcp-http-body-"));
+    connection = await connectHttp({ env: isolatedEnvironment(home), cwd: home });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  const body = Buffer.alloc(5_000_000, "x");
+  // Python's clients write the whole body before they read, and say Connection: close.
+  for (const client of BODY_CLIENTS) {
+    it(`${client}: the 413, and a refusal before the body (401), as JSON-RPC errors`, async () => {
+      const url = connection.url ?? "";
+      for (const [authorization, status] of [
+        [connection.authorization ?? "", 413],
+        ["", 401],
+      ] as const) {
+        const headers = authorization === "" ? mcpHeaders : { ...mcpHeaders, authorization };
+        const answer = await postWith(client, url, headers, body).catch((error: unknown) => {
+          throw new Error(`${client} (${status}): ${String((error as Error).cause ?? error)}`);
+        });
+        expect(answer.status, answer.text).toBe(status);
+        expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } });
+      }
+    });
+  }
+
+  it("Expect: 100-continue over the limit gets the 413 before the body is sent", async () => {
+    const url = new URL(connection.url ?? "");
+    const exchange = await rawExchange(
+      url.origin,
+      `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\ncontent-type: application/json\r\n` +
+        `accept: application/json, text/event-stream\r\nauthorization: ${connection.authorization}\r\n` +
+        `Content-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+      "",
+      5_000,
+    );
+    expect(exchange.received).toMatch(/^HTTP\/1\.1 413 /u);
+    expect(exchange.timedOut).toBe(false);
   });
 });
 

@@ -12,3 +12,9 @@ export {
   isLoopbackHost,
   isLoopbackOrigin,
 } from "./host-check.js";
+export {
+  type BodyMiddleware,
+  type BodyTooLargeError,
+  refuseOversizeBodies,
+} from "./oversize-body.js";
+export { discardUnreadBodies, type UnreadBodyLimits } from "./unread-body.js";

@@ -1,69 +1,21 @@
-import express, { type Request, type RequestHandler } from "express";
-import { bodyTooLargeError } from "./request-body-errors.js";
+import { refuseOversizeBodies } from "@persona-reply/shared/node";
+import express, { type Request, type RequestHandler, type Response } from "express";
 
-/** Whether a request says it has a body (RFC 9112 §6.3): a Content-Length or a Transfer-Encoding. */
-function hasBody(request: Request): boolean {
-  return (
-    request.headers["transfer-encoding"] !== undefined ||
-    request.headers["content-length"] !== undefined
-  );
-}
-
-/**
- * Wraps a body-parser middleware so that a body over `limit` is refused
- * before it is read (issue 13): a `Content-Length` over the limit is
- * answered 413 at once, and a chunked body is counted as it arrives and
- * refused the moment it passes the limit, where body-parser alone would
- * first read the whole declared body and throw it away. The answer closes
- * the connection (`Connection: close`), so the rest of the body is never
- * waited for. The limit counts the bytes on the wire; body-parser still
- * applies it to the decompressed body too. Every other failure is the
- * parser's own error, mapped by request-body-errors.ts.
- *
- * @param parse - an `express.json`/`express.urlencoded` middleware with the same `limit`
- * @param limit - largest body accepted, in bytes
- * @param parses - whether `parse` reads this request's body (its content-type check)
- */
-function refuseOversizeBodies(
-  parse: RequestHandler,
-  limit: number,
-  parses: (request: Request) => boolean,
-): RequestHandler {
-  return (request, response, next) => {
-    if (!hasBody(request) || !parses(request)) {
-      parse(request, response, next);
-      return;
-    }
-    const declared = request.headers["content-length"];
-    if (declared !== undefined) {
-      // Node has checked that it is one decimal number.
-      if (Number(declared) > limit) next(bodyTooLargeError(limit));
-      else parse(request, response, next);
-      return;
-    }
-    let received = 0;
-    let settled = false;
-    const settle = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      request.off("data", count);
-      next(error);
-    };
-    const count = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limit) settle(bodyTooLargeError(limit));
-    };
-    request.on("data", count);
-    parse(request, response, settle);
-  };
-}
+// Bodies over the limit are refused before they are read (refuseOversizeBodies
+// of @persona-reply/shared/node): a Content-Length over the limit at once, a
+// chunked body the moment it passes it, with body-parser's own 413 error,
+// which request-body-errors.ts answers with `Connection: close`. The
+// server then reads and throws away the rest of the body within bounds
+// (server.ts `unreadBodyLimits`), so a client that writes its whole body
+// before it reads gets the 413 rather than a reset connection; a client that
+// sent `Expect: 100-continue` gets it before it sends the body.
 
 /**
  * Reads a JSON body of at most `limit` bytes into `request.body`, refusing
- * larger ones before they are read (see {@link refuseOversizeBodies}).
- * Failures (malformed JSON, unsupported charset or Content-Encoding, a body
- * that does not decompress, 413) reach the error middleware as body-parser
- * errors, which request-body-errors.ts maps to 4xx.
+ * larger ones before they are read. Failures (malformed JSON, unsupported
+ * charset or Content-Encoding, a body that does not decompress, 413) reach
+ * the error middleware as body-parser errors, which request-body-errors.ts
+ * maps to 4xx.
  *
  * @param limit - largest body in bytes
  * @param options - `anyContentType`: parse whatever the Content-Type (the
@@ -79,7 +31,7 @@ export function readJsonBody(
     strict: options.strict ?? true,
     type: anyContentType ? () => true : "application/json",
   });
-  return refuseOversizeBodies(
+  return refuseOversizeBodies<Request, Response>(
     parse,
     limit,
     (request) => anyContentType || Boolean(request.is("application/json")),
@@ -97,7 +49,7 @@ export function readJsonBody(
  */
 export function readFormBody(limit: number, parameterLimit: number): RequestHandler {
   const parse = express.urlencoded({ extended: false, limit, parameterLimit });
-  return refuseOversizeBodies(parse, limit, (request) =>
+  return refuseOversizeBodies<Request, Response>(parse, limit, (request) =>
     Boolean(request.is("application/x-www-form-urlencoded")),
   );
 }

@@ -18,7 +18,7 @@ interface BodyParserError {
 interface BodyRefusal {
   code: ErrorCode;
   message: string;
-  /** Close the connection after the answer, so an unread body is not waited for. */
+  /** Close the connection after the answer (once what is left of the body was read and thrown away, within bounds). */
   close?: boolean;
 }
 
@@ -111,17 +111,7 @@ export function requestBodyError(error: unknown): ServiceError | undefined {
 
 function refusalError({ code, message, close }: BodyRefusal, cause: unknown): ServiceError {
   return new ServiceError(code, message, {
-    ...(cause === undefined ? {} : { cause }),
+    cause,
     ...(close === true ? { headers: { Connection: "close" } } : {}),
   });
-}
-
-/**
- * The error for a body refused by its declared or counted size before it
- * was read (read-body.ts): 413, and the connection closes after the answer.
- *
- * @param limit - the byte limit of the route
- */
-export function bodyTooLargeError(limit: number): ServiceError {
-  return refusalError(tooLarge(limit), undefined);
 }

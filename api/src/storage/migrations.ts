@@ -1,6 +1,12 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import {
+  DEFAULT_MIGRATION_TABLE,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from "kysely";
 import { StorageStartupError } from "./startup-error.js";
-import { StorageUnavailableError } from "./storage-error.js";
 
 /**
  * Migrations by name (`0002_billing_limits_payments`), applied in the
@@ -35,15 +41,13 @@ async function unknownMigrations(
   database: Kysely<unknown>,
   migrations: SchemaMigrations,
 ): Promise<string[]> {
-  let rows: Array<{ name: string }>;
-  try {
-    rows = (await sql<{ name: string }>`select name from kysely_migration`.execute(database)).rows;
-  } catch (error) {
-    // A new database has no migration table yet.
-    if (error instanceof StorageUnavailableError && error.kind === "no_schema") return [];
-    if (/no such table|does not exist/iu.test(String(error))) return [];
-    throw error;
-  }
+  // A new database has no migration table yet. Asked of the catalogue (as kysely's
+  // migrator does) rather than by a failing query: on PostgreSQL that failure is
+  // "no schema", which the store's health would log as an error on every first start.
+  const tables = await database.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === DEFAULT_MIGRATION_TABLE)) return [];
+  const query = sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`;
+  const { rows } = await query.execute(database);
   return rows.map((row) => row.name).filter((name) => !(name in migrations));
 }
 

@@ -6,6 +6,14 @@ import type { Tracing } from "./tracing.js";
 /** The tracer's instrumentation scope. */
 const SCOPE = "persona-reply";
 
+/**
+ * How long, in milliseconds, the spans still buffered at shutdown may take
+ * to reach the collector before the service stops without them (a
+ * container's grace after SIGTERM is 10 s by default, and the drain comes
+ * first).
+ */
+export const SHUTDOWN_EXPORT_MS = 1_000;
+
 /** Where OTLP/HTTP traces go when OTEL_TRACES_EXPORTER=otlp names no endpoint (the OTLP default). */
 const DEFAULT_TRACES_ENDPOINT = "http://localhost:4318/v1/traces";
 
@@ -47,7 +55,8 @@ export function tracesDestination(config: TracingConfig): string | "console" | u
  * settings are the SDK's own `OTEL_*` variables, read from the process
  * environment (default sampler: `parentbased_always_on`).
  *
- * One per process: {@link Tracing.shutdown} flushes and unregisters it.
+ * One per process: {@link Tracing.shutdown} flushes (for at most
+ * {@link SHUTDOWN_EXPORT_MS}, whatever the collector does) and unregisters it.
  */
 export async function startTracing(
   config: TracingConfig,
@@ -90,10 +99,17 @@ export async function startTracing(
     captureContent: config.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT,
     flush: () => provider.forceFlush(),
     shutdown() {
-      stopped ??= provider
-        .shutdown()
+      // The exporter retries a refused connection for seconds and waits 10 s for
+      // a collector that never answers: the process does not wait for either.
+      stopped ??= core
+        .callWithTimeout(provider.shutdown(), SHUTDOWN_EXPORT_MS)
         .catch((error: unknown) =>
-          logger.warn({ err: error }, "exporting the last spans failed at shutdown"),
+          error instanceof core.TimeoutError
+            ? logger.warn(
+                { waitedMs: SHUTDOWN_EXPORT_MS },
+                "the trace collector did not take the last spans in time; stopping without them",
+              )
+            : logger.warn({ err: error }, "exporting the last spans failed at shutdown"),
         )
         .finally(() => {
           trace.disable();

@@ -2,12 +2,20 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isLoopbackAddress, isLoopbackHost, isLoopbackOrigin } from "@persona-reply/shared/node";
+import {
+  discardUnreadBodies,
+  isLoopbackAddress,
+  isLoopbackHost,
+  isLoopbackOrigin,
+} from "@persona-reply/shared/node";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { readBearerToken } from "./bearer-token.js";
 
 /** Path the Streamable HTTP endpoint answers on. */
 export const MCP_PATH = "/mcp";
+
+/** Largest request body the endpoint reads, in bytes (the MCP SDK's default, 4 MiB; 413 above). */
+export const BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link serveHttp}. */
 export interface HttpServeOptions {
@@ -68,7 +76,12 @@ function jsonRpcError(
  * a request without the bearer token is refused with 401 and
  * `WWW-Authenticate: Bearer` (RFC 6750 §3). Another bind address, or no
  * token, is logged as a warning. Every refusal is a JSON-RPC error body
- * `{ jsonrpc: "2.0", error: { code: -32000, message }, id: null }`.
+ * `{ jsonrpc: "2.0", error: { code: -32000, message }, id: null }`, also
+ * to a client that writes its whole body before it reads (a refusal given
+ * before the body was read waits for the rest of it, within bounds:
+ * `discardUnreadBodies` of `@persona-reply/shared/node`); a body over
+ * {@link BODY_LIMIT_BYTES} is a 413, before the body is sent when the client
+ * asked with `Expect: 100-continue`.
  *
  * @example
  * const endpoint = await serveHttp({ createServer: () => createPersonaServer(options), port: 8788 });
@@ -126,7 +139,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
     }
     const server = options.createServer();
     // No sessionIdGenerator: stateless mode (exactOptionalPropertyTypes forbids spelling it undefined).
-    const transport = new StreamableHTTPServerTransport({});
+    const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: BODY_LIMIT_BYTES });
     response.on("close", () => {
       transport.close().catch(() => {});
       server.close().catch(() => {});
@@ -141,6 +154,14 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
       if (!response.headersSent) jsonRpcError(response, 500, "internal error");
       else response.end();
     }
+  });
+  // A refusal given before the body was read (401, 403, the SDK's 413) reaches a
+  // client still writing it: the rest is read and thrown away first, up to 8 times
+  // the limit, for 5 s at most. `Expect: 100-continue` gets the refusal before the body.
+  discardUnreadBodies(httpServer, {
+    maxBytes: 8 * BODY_LIMIT_BYTES,
+    maxMs: 5_000,
+    idleMs: 1_000,
   });
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
