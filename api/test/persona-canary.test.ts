@@ -197,6 +197,29 @@ describe("persona canary (SQLite)", () => {
     expect((await services.personas.version(personaId, 2))?.status).toBe("draft");
   });
 
+  it("runs a canary of an earlier version, which a rollback to it finishes", async () => {
+    const { services } = service;
+    const { personaId, keys } = await customer(10);
+    await services.personas.revise(personaId, { name: "Juniper Two" });
+    expect((await admin(services, "canary", personaId, "1", "--percent", "50")).code).toBe(0);
+    const answers = await Promise.all(keys.map(({ key }) => generate(key, personaId)));
+    expect(new Set(answers.map((answer) => answer.version))).toEqual(new Set(["1", "2"]));
+
+    const rolledBack = await admin(services, "rollback", personaId, "1");
+    expect(rolledBack.code, rolledBack.stderr).toBe(0);
+    const status = JSON.parse((await admin(services, "status", personaId, "--json")).stdout);
+    expect(status.liveVersion).toBe(3);
+    expect(status.canary).toBeNull();
+    expect(status.events.map((event: { action: string }) => event.action)).toEqual([
+      "start",
+      "finish",
+    ]);
+    await eventually(async () => {
+      const after = await Promise.all(keys.map(({ key }) => generate(key, personaId)));
+      return after.every((answer) => answer.version === "3");
+    }, 1_000);
+  });
+
   it("refuses what cannot be a canary, with the CLI's error and nothing changed", async () => {
     const { services } = service;
     const { personaId } = await customer(0);
