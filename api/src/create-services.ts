@@ -7,6 +7,8 @@ import type { Logger } from "./logging/logger.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
 import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
+import { CanaryWatch } from "./personas/canary-watch.js";
+import { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import { PersonaStore } from "./personas/persona-store.js";
 import { createUpstreamProviders } from "./providers/create-upstream-providers.js";
 import { SCHEMA_MIGRATIONS } from "./schema-migrations.js";
@@ -93,6 +95,7 @@ export async function createServices(
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
+  const canaries = new PersonaCanaryStore(store.database);
   const tracing = overrides.tracing === false ? undefined : await startTracing(config, logger);
   const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
     observer: routeObserverOf(metrics),
@@ -107,6 +110,8 @@ export async function createServices(
     database: store.database,
     accounts,
     personas,
+    canaries,
+    canaryWatch: new CanaryWatch(canaries, store.database, logger, config.PERSONA_CANARY_CHECK_MS),
     keys,
     engine,
     billing,

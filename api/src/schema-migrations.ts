@@ -4,6 +4,7 @@ import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
+import { PERSONA_CANARY_MIGRATIONS } from "./personas/persona-canary-migration.js";
 import { PERSONA_RELEASE_NOTE_MIGRATIONS } from "./personas/persona-release-note-migration.js";
 import { PERSONA_VERSIONS_MIGRATIONS } from "./personas/persona-versions-migration.js";
 import { KEY_FLASH_MIGRATIONS } from "./playground/key-flash-migration.js";
@@ -48,4 +49,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...KEY_ORDER_MIGRATIONS,
   ...PERSONA_RELEASE_NOTE_MIGRATIONS,
   ...PAYMENT_RETENTION_MIGRATIONS,
+  ...PERSONA_CANARY_MIGRATIONS,
 };

@@ -138,6 +138,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
   const { port } = server.address() as AddressInfo;
   await services.billing.startSweeper();
   services.retention.start();
+  services.canaryWatch.start();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
     : services.config.PERSONA_HOST;
@@ -164,6 +165,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         server.closeIdleConnections();
       });
       await services.retention.stop();
+      await services.canaryWatch.stop();
       await services.billing.close();
       await services.store.close();
       await services.tracing?.shutdown();

@@ -5,6 +5,8 @@ import type { PersonaEngine } from "./engine/persona-engine.js";
 import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { CanaryWatch } from "./personas/canary-watch.js";
+import type { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import type { PersonaStore } from "./personas/persona-store.js";
 import type { PipelineContext } from "./pipeline/pipeline-context.js";
 import type { Database, Store } from "./storage/store.js";
@@ -21,6 +23,10 @@ export interface Services {
   database: Database;
   accounts: AccountStore;
   personas: PersonaStore;
+  /** Persona canaries: start, stop, history (`persona-admin persona canary`). */
+  canaries: PersonaCanaryStore;
+  /** The canaries' automatic stop: its periodic check is started by the server. */
+  canaryWatch: CanaryWatch;
   keys: KeyStore;
   engine: PersonaEngine;
   /** Balances, usage, rate limits, prices and x402 payments. */

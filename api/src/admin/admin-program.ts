@@ -9,6 +9,7 @@ import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
+import { addPersonaCanaryCommands } from "./persona-canary-commands.js";
 import {
   addPersonaVersionCommands,
   applyFileAccess,
@@ -221,6 +222,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
       print((await services.personas.list(options.account)).map(describePersona)),
     );
   addPersonaVersionCommands(persona, services, print);
+  addPersonaCanaryCommands(persona, services, print);
   for (const [command, allowed] of [
     ["grant-personify", true],
     ["revoke-personify", false],

@@ -117,7 +117,7 @@ export function addPersonaVersionCommands(
     .description("make a draft the live version; every instance serves it within a second")
     .action(async (id: string, version: string) => {
       const promoted = await versionCall(
-        () => services.personas.promote(id, parseVersion(version, false) as number),
+        () => services.personas.promote(id, parseVersion(version, false) as number, operatorName()),
         id,
       );
       print(`persona ${id}: version ${promoted.version} is live`);

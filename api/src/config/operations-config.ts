@@ -57,4 +57,10 @@ export const operationsConfigShape = {
    * provider timeout × (retries + 1) + 5 s, so a slow model call can finish.
    */
   PERSONA_DRAIN_TIMEOUT_MS: milliseconds.optional(),
+  /**
+   * How often each instance checks the running persona canaries' error
+   * rates and stops those that exceed their margin (`persona-admin persona
+   * canary`).
+   */
+  PERSONA_CANARY_CHECK_MS: milliseconds.default(10_000),
 };

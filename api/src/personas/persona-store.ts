@@ -5,7 +5,8 @@ import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
 import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "../storage/schema.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
-import type { Persona, PersonaVersion } from "./persona.js";
+import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
+import { finishCanary } from "./persona-canary-store.js";
 import { type PersonaFile, type PersonaTraits, personaTraitsSchema } from "./persona-traits.js";
 
 /**
@@ -29,7 +30,28 @@ function routeOf(row: PersonasTable): ModelRoute {
     : modelRouteSchema.parse(JSON.parse(row.route));
 }
 
-function toPersona(row: PersonasTable): Persona {
+/**
+ * The running canary of a `personas` row, given its version's row (read
+ * alongside: {@link PersonaStore.load}); undefined when none runs.
+ */
+function canaryOf(
+  row: PersonasTable,
+  canaryRow: PersonaVersionsTable | undefined,
+): PersonaCanary | undefined {
+  if (row.canary_version === null || row.canary_started_at === null || canaryRow === undefined) {
+    return undefined;
+  }
+  return {
+    version: Number(row.canary_version),
+    percent: Number(row.canary_percent),
+    startedAt: row.canary_started_at,
+    maxErrorRateIncrease: Number(row.canary_max_error_increase),
+    minRequests: Number(row.canary_min_requests),
+    content: contentOf(canaryRow),
+  };
+}
+
+function toPersona(row: PersonasTable, canaryRow?: PersonaVersionsTable): Persona {
   const persona: Persona = {
     id: row.id,
     accountId: row.account_id,
@@ -43,6 +65,8 @@ function toPersona(row: PersonasTable): Persona {
   if (row.self_serve_price_micros !== null) {
     persona.selfServePriceMicros = Number(row.self_serve_price_micros);
   }
+  const canary = canaryOf(row, canaryRow);
+  if (canary !== undefined) persona.canary = canary;
   return persona;
 }
 
@@ -377,12 +401,18 @@ export class PersonaStore {
    * Makes a draft live (`persona-admin persona promote ID N`): the
    * `personas` row takes its content in the same transaction, and every
    * instance serves it once the change feed tells it (well within 1 s).
+   * Promoting a running canary's version finishes the canary in the same
+   * transaction (recorded in its events with `operator`).
    *
    * @returns the promoted version, or undefined when no persona has this ID
    * @throws {PersonaVersionError} `unknown_version`; `already_live`; `not_draft`
    *   for a version that served before (roll back to it instead)
    */
-  async promote(id: string, version: number): Promise<PersonaVersion | undefined> {
+  async promote(
+    id: string,
+    version: number,
+    operator: string | null = null,
+  ): Promise<PersonaVersion | undefined> {
     const now = new Date().toISOString();
     return this.database.transaction().execute(async (transaction) => {
       const locked = await this.lock(transaction, id, now);
@@ -405,6 +435,10 @@ export class PersonaStore {
         .set(projection(contentOf(row), version, now))
         .where("id", "=", id)
         .execute();
+      // Promoting the canary's version finishes the canary, in this transaction.
+      if (Number(locked.row.canary_version) === version) {
+        await finishCanary(transaction, locked.row, now, operator);
+      }
       await transaction
         .updateTable("persona_versions")
         .set({ promoted_at: now })
@@ -419,7 +453,8 @@ export class PersonaStore {
    * Rolls a persona back to version `version` (`persona-admin persona
    * rollback ID N`): a new version with its content, live at once (the
    * note says so unless one is given; the release note is version N's
-   * unless one is given, null included).
+   * unless one is given, null included). Rolling back to a running
+   * canary's version finishes the canary in the same transaction.
    *
    * @returns the new version, or undefined when no persona has this ID
    * @throws {PersonaVersionError} `unknown_version`; `already_live` when N is the live version
@@ -442,6 +477,10 @@ export class PersonaStore {
       }
       const content = contentOf(target);
       const next = locked.latest + 1;
+      // Rolling back to the canary's version makes its content live: the canary is finished.
+      if (Number(locked.row.canary_version) === version) {
+        await finishCanary(transaction, locked.row, now, options.createdBy ?? null);
+      }
       const row = await this.insertVersion(
         transaction,
         id,
@@ -584,7 +623,13 @@ export class PersonaStore {
       .selectAll()
       .where("id", "=", id)
       .executeTakeFirst();
-    return row && toPersona(row);
+    if (row === undefined) return undefined;
+    // A running canary's version rides along, so the request path still reads the persona once.
+    const canaryRow =
+      row.canary_version === null
+        ? undefined
+        : await this.versionRow(this.database, id, Number(row.canary_version));
+    return toPersona(row, canaryRow);
   }
 
   /** Lists personas, of one account when given, oldest first. */
@@ -592,6 +637,6 @@ export class PersonaStore {
     let query = this.database.selectFrom("personas").selectAll();
     if (accountId !== undefined) query = query.where("account_id", "=", accountId);
     const rows = await query.orderBy("created_at").orderBy("id").execute();
-    return rows.map(toPersona);
+    return rows.map((row) => toPersona(row));
   }
 }

@@ -31,6 +31,31 @@ export interface Persona {
    * payment challenge); absent otherwise.
    */
   selfServePriceMicros?: number;
+  /**
+   * The canary running on the persona (`persona-admin persona canary`), on
+   * personas read by `find`/`load`; absent when none runs.
+   */
+  canary?: PersonaCanary;
+}
+
+/**
+ * A canary: another version of the persona answers `percent` % of its
+ * traffic, each caller sticking to one version for the canary's life
+ * (personas/canary-assignment.ts), the rest is served by the live version.
+ */
+export interface PersonaCanary {
+  /** The version it serves: a draft or an earlier version, never the live one. */
+  version: number;
+  /** Share of traffic in percent, 1–50. */
+  percent: number;
+  /** When it started (ISO 8601 UTC); with the persona ID, the canary's identity. */
+  startedAt: string;
+  /** Percentage points its error rate may exceed the live version's before it stops itself. */
+  maxErrorRateIncrease: number;
+  /** Requests of the canary version before its error rate is judged. */
+  minRequests: number;
+  /** The canary version's name, traits and route, as it answers. */
+  content: { name: string; traits: PersonaTraits; route: ModelRoute };
 }
 
 /** Where a version stands: a draft never served, the live one serves, a retired one served before. */

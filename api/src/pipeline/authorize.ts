@@ -4,6 +4,7 @@ import { authorizePersona } from "../auth/authorize-persona.js";
 import { ServiceError } from "../http/service-error.js";
 import type { KeyOwner } from "../keys/key-store.js";
 import { type VerifiedPayment, X402_HEADERS } from "../payments/x402-gate.js";
+import { canarySubject, servedPersona } from "../personas/canary-assignment.js";
 import type { Persona } from "../personas/persona.js";
 import { type RateLimits, resolveRateLimits } from "../rate-limits/rate-limit-windows.js";
 import { keyBucket } from "../rate-limits/rate-limiter.js";
@@ -69,7 +70,9 @@ function checkPersonify(persona: Persona, target: PersonaTarget): void {
  * The authorize stage: the persona exists and belongs to the caller's
  * account, the account is active, /personify access when asked; for a
  * keyless request to a self-serve persona, the x402 payment is verified
- * (402 with the challenge when it is missing).
+ * (402 with the challenge when it is missing). The persona returned is the
+ * version that answers the caller: the canary's for callers in its share
+ * (personas/canary-assignment.ts), else the live one.
  *
  * @throws {ServiceError} 401, 402, 403 or 404 in the endpoint's format
  */
@@ -94,14 +97,17 @@ export async function authorize(
       target.resourceUrl,
       request.get(X402_HEADERS.paymentSignature),
     );
-    return { persona, payer: { kind: "x402", accountId: persona.accountId, payment } };
+    return {
+      persona: servedPersona(persona, canarySubject({ kind: "x402", payer: payment.payer })),
+      payer: { kind: "x402", accountId: persona.accountId, payment },
+    };
   }
   if (caller.kind === "api_key") {
     const { owner } = caller;
     const persona = await authorizePersona(owner, target.personaId, context.personas, target.param);
     checkPersonify(persona, target);
     return {
-      persona,
+      persona: servedPersona(persona, canarySubject({ kind: "api_key", keyId: owner.id })),
       payer: {
         kind: "balance",
         accountId: owner.accountId,
@@ -129,7 +135,10 @@ export async function authorize(
   }
   checkPersonify(persona, target);
   return {
-    persona,
+    persona: servedPersona(
+      persona,
+      canarySubject({ kind: "session", accountId: caller.accountId }),
+    ),
     payer: {
       kind: "balance",
       accountId: caller.accountId,

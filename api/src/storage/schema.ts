@@ -19,6 +19,7 @@ export interface DatabaseSchema
   accounts: AccountsTable;
   personas: PersonasTable;
   persona_versions: PersonaVersionsTable;
+  persona_canary_events: PersonaCanaryEventsTable;
   api_keys: ApiKeysTable;
 }
 
@@ -58,6 +59,39 @@ export interface PersonasTable {
   self_serve_price_micros: number | null;
   /** The version answering requests (migration 0010); name, traits and route are its copy. */
   live_version: Generated<number>;
+  /** The version the running canary serves (migration 0026); null when none runs. */
+  canary_version: number | null;
+  /** The canary's share of traffic in percent (1–50); null when none runs. */
+  canary_percent: number | null;
+  /** When the canary started (ISO 8601 UTC): its identity for the sticky assignment. */
+  canary_started_at: string | null;
+  /** Percentage points the canary's error rate may exceed the live one's before it stops itself. */
+  canary_max_error_increase: number | null;
+  /** Requests of the canary version before its error rate is judged. */
+  canary_min_requests: number | null;
+}
+
+/**
+ * One start, stop, automatic stop or finish of a persona's canary
+ * (migration 0026, personas/persona-canary-store.ts), never changed.
+ */
+export interface PersonaCanaryEventsTable {
+  id: string;
+  persona_id: string;
+  /** When it happened (ISO 8601 UTC). */
+  at: string;
+  /** `start`, `stop`, `auto_stop` or `finish` (the canary's version was promoted). */
+  action: string;
+  /** The canary's version. */
+  version: number;
+  /** Its share of traffic in percent. */
+  percent: number | null;
+  /** When the canary this event belongs to started. */
+  started_at: string;
+  /** Who did it (persona-admin: the operator's login name); null for the automatic stop. */
+  operator: string | null;
+  /** JSON: the thresholds of a start, the figures of an automatic stop; null otherwise. */
+  details: string | null;
 }
 
 /**

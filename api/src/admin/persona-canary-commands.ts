@@ -1,0 +1,226 @@
+import { type Command, CommanderError, InvalidArgumentError } from "commander";
+import { figuresOf, type VersionFigures, versionFigures } from "../personas/canary-figures.js";
+import {
+  type CanaryEvent,
+  DEFAULT_MAX_ERROR_RATE_INCREASE,
+  DEFAULT_MIN_REQUESTS,
+  PersonaCanaryError,
+} from "../personas/persona-canary-store.js";
+import type { Services } from "../services.js";
+import { textTable } from "./admin-output.js";
+import { operatorName, parseVersion } from "./persona-version-commands.js";
+
+/** The options of `persona canary`. */
+interface CanaryOptions {
+  percent?: number;
+  stop?: boolean;
+  maxErrorRateIncrease: number;
+  minRequests: number;
+}
+
+/** What `persona status --json` prints. */
+export interface PersonaStatus {
+  personaId: string;
+  liveVersion: number;
+  /** The running canary, or null. */
+  canary: {
+    version: number;
+    percent: number;
+    startedAt: string;
+    maxErrorRateIncrease: number;
+    minRequests: number;
+  } | null;
+  /**
+   * Since when `versions` counts (ISO 8601 UTC): the running canary's
+   * start, else the last canary's; null when the persona never had one.
+   */
+  since: string | null;
+  /** Figures per version of the usage rows since `since`: the live and canary versions first. */
+  versions: VersionFigures[];
+  /** Every canary start and stop, oldest first. */
+  events: CanaryEvent[];
+}
+
+function wholeNumber(name: string, min: number, max: number) {
+  return (text: string): number => {
+    if (!/^[0-9]{1,9}$/u.test(text) || Number(text) < min || Number(text) > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    }
+    return Number(text);
+  };
+}
+
+function points(text: string): number {
+  const value = Number(text);
+  if (!/^[0-9]+(\.[0-9]+)?$/u.test(text) || value > 100) {
+    throw new InvalidArgumentError("give percentage points from 0 to 100, e.g. 5 or 2.5");
+  }
+  return value;
+}
+
+/** Reads a persona's canary, history and per-version figures from the store, past every cache. */
+export async function personaStatus(services: Services, id: string): Promise<PersonaStatus> {
+  const persona = await services.personas.load(id);
+  if (persona === undefined) {
+    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
+  }
+  const events = await services.canaries.events(id);
+  const { canary } = persona;
+  const last = events.at(-1);
+  const since = canary?.startedAt ?? last?.startedAt ?? null;
+  const canaryVersion = canary?.version ?? last?.version;
+  let versions: VersionFigures[] = [];
+  if (since !== null) {
+    const figures = await versionFigures(services.database, id, since);
+    const first = [persona.version, ...(canaryVersion === undefined ? [] : [canaryVersion])];
+    const rest = [...figures.keys()].filter((version) => !first.includes(version)).sort();
+    versions = [...new Set([...first, ...rest])].map(
+      (version) => figures.get(version) ?? figuresOf(version),
+    );
+  }
+  return {
+    personaId: id,
+    liveVersion: persona.version,
+    canary:
+      canary === undefined
+        ? null
+        : {
+            version: canary.version,
+            percent: canary.percent,
+            startedAt: canary.startedAt,
+            maxErrorRateIncrease: canary.maxErrorRateIncrease,
+            minRequests: canary.minRequests,
+          },
+    since,
+    versions,
+    events,
+  };
+}
+
+function statusText(status: PersonaStatus): string {
+  const lines = [
+    `persona ${status.personaId}: live version ${status.liveVersion}`,
+    status.canary === null
+      ? "no canary running"
+      : `canary: version ${status.canary.version} on ${status.canary.percent} % of traffic since ${status.canary.startedAt} (stops itself at +${status.canary.maxErrorRateIncrease} points of error rate over ${status.canary.minRequests} requests)`,
+  ];
+  if (status.since !== null) {
+    lines.push(
+      "",
+      `since ${status.since} (latency is not shown: usage rows record no duration):`,
+      textTable(
+        ["version", "requests", "errors", "error rate", "cost/request (µ)"],
+        status.versions.map((figures) => [
+          String(figures.version),
+          String(figures.requests),
+          String(figures.errors),
+          `${figures.errorRate.toFixed(1)} %`,
+          figures.costPerRequestMicros.toFixed(1),
+        ]),
+        1,
+      ),
+      "",
+      textTable(
+        ["at", "action", "version", "percent", "by"],
+        status.events.map((event) => [
+          event.at.slice(0, 19).replace("T", " "),
+          event.action,
+          String(event.version),
+          event.percent === null ? "-" : String(event.percent),
+          event.operator ?? "-",
+        ]),
+      ),
+    );
+  }
+  return lines.join("\n");
+}
+
+async function canaryCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
+  let result: T | undefined;
+  try {
+    result = await call();
+  } catch (error) {
+    if (error instanceof PersonaCanaryError) {
+      throw new CommanderError(1, `persona.${error.code}`, error.message);
+    }
+    throw error;
+  }
+  if (result === undefined) {
+    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
+  }
+  return result;
+}
+
+/**
+ * Adds `persona canary` (start or `--stop` a canary) and `persona status`
+ * (live and canary versions, their figures since the canary began, the
+ * canary history) to `persona-admin persona`.
+ */
+export function addPersonaCanaryCommands(
+  persona: Command,
+  services: Services,
+  print: (value: unknown) => void,
+): void {
+  persona
+    .command("canary")
+    .argument("<personaId>")
+    .argument("[version]", "the version to serve to a share of traffic (a draft or an earlier one)")
+    .option("--percent <n>", "its share of traffic, 1 to 50", wholeNumber("--percent", 1, 50))
+    .option("--stop", "end the running canary: everyone is served the live version")
+    .option(
+      "--max-error-rate-increase <points>",
+      "stop by itself when its error rate exceeds the live version's by more (percentage points)",
+      points,
+      DEFAULT_MAX_ERROR_RATE_INCREASE,
+    )
+    .option(
+      "--min-requests <n>",
+      "canary requests before its error rate is judged",
+      wholeNumber("--min-requests", 1, 1_000_000_000),
+      DEFAULT_MIN_REQUESTS,
+    )
+    .description(
+      "serve a version to a share of traffic, sticky per API key, within a second on every instance; --stop ends it, promoting its version finishes it",
+    )
+    .action(async (id: string, version: string | undefined, options: CanaryOptions) => {
+      if (options.stop === true) {
+        if (version !== undefined || options.percent !== undefined) {
+          throw new CommanderError(1, "persona.canary", "--stop takes no version or --percent");
+        }
+        const stopped = await canaryCall(() => services.canaries.stop(id, operatorName()), id);
+        print(
+          `persona ${id}: canary of version ${stopped} stopped; the live version serves everyone`,
+        );
+        return;
+      }
+      if (version === undefined || options.percent === undefined) {
+        throw new CommanderError(1, "persona.canary", "give a version and --percent, or --stop");
+      }
+      const number = parseVersion(version, false) as number;
+      const { percent } = options;
+      await canaryCall(
+        () =>
+          services.canaries.start(id, number, {
+            percent,
+            maxErrorRateIncrease: options.maxErrorRateIncrease,
+            minRequests: options.minRequests,
+            operator: operatorName(),
+          }),
+        id,
+      );
+      print(
+        `persona ${id}: version ${number} serves ${percent} % of traffic; see persona-admin persona status ${id}`,
+      );
+    });
+  persona
+    .command("status")
+    .argument("<personaId>")
+    .option("--json", "JSON instead of text")
+    .description(
+      "live and canary versions, each version's requests, error rate and cost per request since the canary began, and the canary history",
+    )
+    .action(async (id: string, options: { json?: boolean }) => {
+      const status = await personaStatus(services, id);
+      print(options.json === true ? status : statusText(status));
+    });
+}
