@@ -327,19 +327,20 @@ export class PersonaStore {
         const live = contentOf(locked.row);
         const next: PersonaContent = { ...live, ...change };
         const changes = contentChanges(live, next);
-        const liveRow = await this.versionRow(transaction, id, Number(locked.row.live_version));
-        if (liveRow === undefined) throw new Error(`persona ${id} has no live version row`);
+        const servedVersion = Number(locked.row.live_version);
         // A new release note is a change customers see: it makes a version too.
         const releaseNote = options.releaseNote ?? null;
-        if (releaseNote !== null && releaseNote !== liveRow.release_note) {
-          changes.push("releaseNote");
-        }
         if (changes.length === 0) {
-          throw new Unchanged(toVersion(liveRow, Number(locked.row.live_version)));
+          const liveRow = await this.versionRow(transaction, id, servedVersion);
+          if (liveRow === undefined) throw new Error(`persona ${id} has no live version row`);
+          if (releaseNote === null || releaseNote === liveRow.release_note) {
+            throw new Unchanged(toVersion(liveRow, servedVersion));
+          }
+          changes.push("releaseNote");
         }
         const version = locked.latest + 1;
         const row = await this.insertVersion(transaction, id, version, next, changes, options, now);
-        let liveVersion = Number(locked.row.live_version);
+        let liveVersion = servedVersion;
         if (options.draft !== true) {
           await transaction
             .updateTable("personas")
