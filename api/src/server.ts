@@ -16,7 +16,8 @@ export interface RunningServer {
    * Drains and stops (issue 13): refuses new connections, closes idle
    * keep-alive ones, answers the requests in flight with `Connection: close`
    * (and any that arrive meanwhile on an open connection), closes whatever is
-   * still open at the drain deadline, then closes the store.
+   * still open at the drain deadline, then closes the store. The instance's
+   * upstreams row is deleted as the drain starts: it takes no new requests.
    */
   stop(): Promise<void>;
 }
@@ -124,6 +125,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
   const { port } = server.address() as AddressInfo;
   await services.billing.startSweeper();
   services.retention.start();
+  await services.heartbeat.start();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
     : services.config.PERSONA_HOST;
@@ -132,6 +134,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
     port,
     async stop() {
       draining = true;
+      const leaving = services.heartbeat.stop();
       for (const response of inFlight) {
         if (!response.headersSent) response.setHeader("Connection", "close");
       }
@@ -149,6 +152,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         });
         server.closeIdleConnections();
       });
+      await leaving;
       await services.retention.stop();
       await services.billing.close();
       await services.store.close();
