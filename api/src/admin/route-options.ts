@@ -94,7 +94,8 @@ export interface ServableRouteOptions {
   force?: boolean;
   /**
    * A draft serves nothing until `persona promote`, which checks again: it
-   * is never refused for its upstreams, only told.
+   * is not refused for what running instances lack, only told (with no
+   * instance running, this process's upstreams decide, as for any route).
    */
   draft?: boolean;
   /** The route serving now: a route equal to it changes nothing and is not checked. */
@@ -132,9 +133,9 @@ export async function requireServableRoute(
   if (options.current !== undefined && sameRoute(checked, options.current)) {
     return { route: checked };
   }
-  /** A refused route: thrown, or told (a draft), or let through with `--force` and recorded. */
-  const refuse = (refusal: CommanderError, forced: string): ServableRoute => {
-    if (options.draft === true) {
+  /** A refused route: thrown, or told (a draft instances lack), or let through with `--force` and recorded. */
+  const refuse = (refusal: CommanderError, forced: string, tellDraft: boolean): ServableRoute => {
+    if (tellDraft && options.draft === true) {
       options.warn(`${refusal.message} (a draft is not refused: persona promote checks again)`);
       return { route: checked };
     }
@@ -157,6 +158,7 @@ export async function requireServableRoute(
       return refuse(
         new CommanderError(1, error.code, `${error.message}, or pass --force`),
         `forced: no instance was running and persona-admin's configuration lacked ${[...new Set(missing)].join(", ")}`,
+        false,
       );
     }
     return { route: checked };
@@ -175,5 +177,6 @@ export async function requireServableRoute(
     `forced: ${gaps
       .map((gap) => `${describeInstance(gap.instance)} lacked ${gap.missing.join(", ")}`)
       .join("; ")}`,
+    true,
   );
 }
