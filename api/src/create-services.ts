@@ -2,6 +2,7 @@ import { AccountStore } from "./accounts/account-store.js";
 import { type BillingOverrides, createBilling } from "./billing/create-billing.js";
 import type { Config } from "./config/config.js";
 import { PersonaEngine } from "./engine/persona-engine.js";
+import { InstanceHeartbeat, instanceNameOf } from "./instances/instance-heartbeat.js";
 import { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
@@ -130,5 +131,10 @@ export async function createServices(
       ...traced,
     },
     retention: new UsageRetention(store, retentionSettingsOf(config), logger),
+    heartbeat: new InstanceHeartbeat(store.database, {
+      name: instanceNameOf(config.PERSONA_INSTANCE_ID),
+      upstreams: engine.servableUpstreams(),
+      logger,
+    }),
   };
 }

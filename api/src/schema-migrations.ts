@@ -1,6 +1,7 @@
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
 import { USAGE_CHARGE_MIGRATIONS } from "./billing/usage-charge-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
+import { INSTANCE_UPSTREAMS_MIGRATIONS } from "./instances/instance-upstreams-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
@@ -49,5 +50,6 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...KEY_ORDER_MIGRATIONS,
   ...PERSONA_RELEASE_NOTE_MIGRATIONS,
   ...PAYMENT_RETENTION_MIGRATIONS,
+  ...INSTANCE_UPSTREAMS_MIGRATIONS,
   ...PERSONA_CANARY_MIGRATIONS,
 };

@@ -17,7 +17,8 @@ export interface RunningServer {
    * Drains and stops (issue 13): refuses new connections, closes idle
    * keep-alive ones, answers the requests in flight with `Connection: close`
    * (and any that arrive meanwhile on an open connection), closes whatever is
-   * still open at the drain deadline, then closes the store.
+   * still open at the drain deadline, then closes the store. The instance's
+   * upstreams row is deleted as the drain starts: it takes no new requests.
    */
   stop(): Promise<void>;
 }
@@ -139,6 +140,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
   await services.billing.startSweeper();
   services.retention.start();
   services.canaryWatch.start();
+  await services.heartbeat.start();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
     : services.config.PERSONA_HOST;
@@ -147,6 +149,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
     port,
     async stop() {
       draining = true;
+      const leaving = services.heartbeat.stop();
       for (const response of inFlight) {
         if (!response.headersSent) response.setHeader("Connection", "close");
       }
@@ -164,6 +167,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
         });
         server.closeIdleConnections();
       });
+      await leaving;
       await services.retention.stop();
       await services.canaryWatch.stop();
       await services.billing.close();

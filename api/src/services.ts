@@ -2,6 +2,7 @@ import type { AccountStore } from "./accounts/account-store.js";
 import type { Billing } from "./billing/create-billing.js";
 import type { Config } from "./config/config.js";
 import type { PersonaEngine } from "./engine/persona-engine.js";
+import type { InstanceHeartbeat } from "./instances/instance-heartbeat.js";
 import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
@@ -39,4 +40,9 @@ export interface Services {
   pipeline: PipelineContext;
   /** Usage retention (issue 26): its background job is started by the server. */
   retention: UsageRetention;
+  /**
+   * This instance's row of which upstreams it can serve, for `persona-admin`'s
+   * route checks: started and stopped by the server (the CLI never starts it).
+   */
+  heartbeat: InstanceHeartbeat;
 }

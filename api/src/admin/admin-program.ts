@@ -18,7 +18,7 @@ import {
   parseVersion,
 } from "./persona-version-commands.js";
 import { parseReleaseNote, RELEASE_NOTE_HELP } from "./release-note-option.js";
-import { collectRouteTarget, requireConfiguredRoute } from "./route-options.js";
+import { collectRouteTarget, requireServableRoute, requireValidRoute } from "./route-options.js";
 import { addStorageCommands } from "./storage-commands.js";
 
 function readPersonaFile(file: string) {
@@ -96,6 +96,8 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   const persona = program.command("persona").description("manage personas");
   const routeHelp =
     "a model target upstream:model; repeat for fallbacks, tried in order (replaces the file's route)";
+  const forceHelp =
+    "set a route even though a running instance lacks its upstreams (it answers 503 for the persona); kept in the version's note";
   persona
     .command("create")
     .requiredOption("--account <id>", "owning account")
@@ -103,6 +105,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .option("--route <upstream:model>", routeHelp, collectRouteTarget)
     .option("--note <text>", "a note kept with version 1")
     .option("--release-note <text>", RELEASE_NOTE_HELP, parseReleaseNote)
+    .option("--force", forceHelp)
     .description("create a persona from a traits file (its version 1); prints the persona ID")
     .action(
       async (options: {
@@ -111,9 +114,14 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
         route?: ModelRoute;
         note?: string;
         releaseNote?: string;
+        force?: boolean;
       }) => {
         const file = readPersonaFile(options.file);
-        const route = requireConfiguredRoute(services, options.route ?? file.route);
+        const { route, forced } = await requireServableRoute(
+          services,
+          options.route ?? file.route,
+          { force: options.force === true, warn: output.error },
+        );
         await requireAccount(services, options.account);
         const created = await services.personas.create(
           options.account,
@@ -122,6 +130,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
             note: options.note ?? null,
             releaseNote: options.releaseNote ?? null,
             createdBy: operatorName(),
+            ...(forced === undefined ? {} : { forced }),
           },
         );
         print(created.id);
@@ -135,6 +144,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .option("--note <text>", "why: kept with the new version")
     .option("--release-note <text>", RELEASE_NOTE_HELP, parseReleaseNote)
     .option("--draft", "make the new version a draft that serves nothing until `persona promote`")
+    .option("--force", forceHelp)
     .description(
       "make a new version of a persona's name, traits and route (live at once unless --draft); /personify access from --file applies at once",
     )
@@ -147,15 +157,23 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
           note?: string;
           releaseNote?: string;
           draft?: boolean;
+          force?: boolean;
         },
       ) => {
         if (options.file === undefined && options.route === undefined) {
           throw new CommanderError(1, "persona.update", "give --file, --route, or both");
         }
         const file = options.file === undefined ? undefined : readPersonaFile(options.file);
-        const route = requireConfiguredRoute(services, options.route ?? file?.route ?? []);
-        const live = await requirePersona(services, id);
         const draft = options.draft === true;
+        // An invalid route is refused before the persona is looked up.
+        const asked = requireValidRoute(options.route ?? file?.route ?? []);
+        const live = await requirePersona(services, id);
+        const { route, forced } = await requireServableRoute(services, asked, {
+          force: options.force === true,
+          draft,
+          current: live.route,
+          warn: output.error,
+        });
         const outcome = await services.personas.revise(
           id,
           file === undefined ? { route } : { name: file.name, traits: file.traits, route },
@@ -164,6 +182,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
             releaseNote: options.releaseNote ?? null,
             createdBy: operatorName(),
             draft,
+            ...(forced === undefined ? {} : { forced }),
           },
         );
         if (file !== undefined) {
@@ -221,7 +240,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     .action(async (options: { account?: string }) =>
       print((await services.personas.list(options.account)).map(describePersona)),
     );
-  addPersonaVersionCommands(persona, services, print);
+  addPersonaVersionCommands(persona, services, print, output.error);
   addPersonaCanaryCommands(persona, services, print);
   for (const [command, allowed] of [
     ["grant-personify", true],

@@ -7,6 +7,7 @@ import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
 import { personaDiff } from "./persona-diff.js";
 import { parseReleaseNote } from "./release-note-option.js";
+import { requireServableRoute, type ServableRoute } from "./route-options.js";
 
 /** Parses a version argument: a whole number from 1, or `live` / `draft` where allowed. */
 export function parseVersion(text: string, named: boolean): VersionSelector {
@@ -81,14 +82,44 @@ async function personaAt(services: Services, id: string, at: VersionSelector): P
 }
 
 /**
+ * The route check of a version about to go live (`promote`, `rollback`):
+ * the version's route against every running instance's upstreams
+ * ({@link requireServableRoute}); nothing to check when the persona or the
+ * version does not exist, or (`drafts`) the version is no draft: the
+ * store's call then says so.
+ */
+async function checkVersionRoute(
+  services: Services,
+  id: string,
+  version: number,
+  options: { force: boolean; warn: (text: string) => void; drafts?: boolean },
+): Promise<ServableRoute | undefined> {
+  const live = await services.personas.load(id);
+  const target = live && (await services.personas.version(id, version));
+  if (live === undefined || target === undefined) return undefined;
+  if (options.drafts === true && target.status !== "draft") return undefined;
+  return requireServableRoute(services, target.route, {
+    force: options.force,
+    warn: options.warn,
+    current: live.route,
+  });
+}
+
+const FORCE_HELP =
+  "go live even though a running instance lacks the route's upstreams (it answers 503 for the persona); kept in the version's note";
+
+/**
  * Adds the persona version commands to `persona-admin persona` (issue 25):
  * `history`, `diff`, `promote`, `rollback`. (`update --draft --note` and
  * `show --version` live with `update` and `show` in admin-program.ts.)
+ *
+ * @param warn - where notices go (standard error): route checks that were forced or ran locally
  */
 export function addPersonaVersionCommands(
   persona: Command,
   services: Services,
   print: (value: unknown) => void,
+  warn: (text: string) => void = () => undefined,
 ): void {
   persona
     .command("history")
@@ -114,10 +145,23 @@ export function addPersonaVersionCommands(
     .command("promote")
     .argument("<personaId>")
     .argument("<version>", "the draft to make live")
+    .option("--force", FORCE_HELP)
     .description("make a draft the live version; every instance serves it within a second")
-    .action(async (id: string, version: string) => {
+    .action(async (id: string, version: string, options: { force?: boolean }) => {
+      const number = parseVersion(version, false) as number;
+      const check = await checkVersionRoute(services, id, number, {
+        force: options.force === true,
+        warn,
+        drafts: true,
+      });
       const promoted = await versionCall(
-        () => services.personas.promote(id, parseVersion(version, false) as number, operatorName()),
+        () =>
+          services.personas.promote(
+            id,
+            number,
+            operatorName(),
+            check?.forced === undefined ? {} : { forced: check.forced },
+          ),
         id,
       );
       print(`persona ${id}: version ${promoted.version} is live`);
@@ -132,9 +176,14 @@ export function addPersonaVersionCommands(
       "what the customer is told (default: version N's release note)",
       parseReleaseNote,
     )
+    .option("--force", FORCE_HELP)
     .description("make a new live version equal to an earlier one")
     .action(async (id: string, version: string, options: RollbackOptions) => {
       const target = parseVersion(version, false) as number;
+      const check = await checkVersionRoute(services, id, target, {
+        force: options.force === true,
+        warn,
+      });
       const created = await versionCall(
         () =>
           services.personas.rollback(id, target, {
@@ -142,6 +191,7 @@ export function addPersonaVersionCommands(
             // Left out, the store keeps version N's release note.
             ...(options.releaseNote === undefined ? {} : { releaseNote: options.releaseNote }),
             createdBy: operatorName(),
+            ...(check?.forced === undefined ? {} : { forced: check.forced }),
           }),
         id,
       );
@@ -178,4 +228,5 @@ export async function applyFileAccess(
 interface RollbackOptions {
   note?: string;
   releaseNote?: string;
+  force?: boolean;
 }

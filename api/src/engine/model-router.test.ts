@@ -213,6 +213,29 @@ describe("ModelRouter", () => {
     expect(provider("b").calls).toHaveLength(bCalls);
   });
 
+  it("names a route's upstreams when none can be served here; an anthropic upstream needs its key", () => {
+    const providers = new Map([
+      ["a", scriptedProvider("a")],
+      ["claude", scriptedProvider("claude")],
+    ]) as unknown as Map<string, ModelProvider>;
+    const router = new ModelRouter(
+      new Map([
+        ["a", upstream("a")],
+        ["claude", upstream("claude", { kind: "anthropic" })],
+      ]),
+      providers,
+    );
+    expect(router.servableUpstreams()).toEqual(["a"]);
+    expect(router.unservable([{ upstream: "gone", model: "m" }, ...AB])).toBeUndefined();
+    expect(
+      router.unservable([
+        { upstream: "gone", model: "m" },
+        { upstream: "claude", model: "haiku" },
+        { upstream: "gone", model: "n" },
+      ]),
+    ).toEqual(["gone", "claude"]);
+  });
+
   it("skips targets whose upstream is not configured, and says so when none is", async () => {
     const { run } = setUp();
     const route = [{ upstream: "gone", model: "m" }, ...AB];

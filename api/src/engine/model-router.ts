@@ -7,6 +7,7 @@ import {
   type ProviderRequest,
   type ProviderResult,
 } from "../providers/model-provider.js";
+import { isServable, servableUpstreams } from "../providers/servable-upstreams.js";
 import {
   maxOutputTokensOfModel,
   type Upstream,
@@ -24,7 +25,7 @@ export type FallbackReason = "failure" | "cooldown";
 
 /**
  * What the router reports as it walks a route, for metrics; upstream names
- * only (bounded label values), never models or prompts.
+ * and persona IDs only (bounded label values), never models or prompts.
  */
 export interface RouteObserver {
   /** An attempt on a target of this upstream ended. */
@@ -33,13 +34,19 @@ export interface RouteObserver {
   fellBack(upstream: string, reason: FallbackReason): void;
   /** A target of this upstream started a cooldown. */
   cooledDown(upstream: string): void;
+  /**
+   * A request to this persona was refused: no target of its route can be
+   * served here (reported by the persona engine before any money is held).
+   */
+  unservable?(persona: string): void;
 }
 
 /**
  * Every target of a route failed (or the last one tried refused the request
  * itself). `kind` is `timeout` when every attempt timed out, `request` when
  * the upstream refused the request's content, else `upstream`;
- * `unconfigured` when no target names an upstream configured here.
+ * `unconfigured` when no target names an upstream this process can serve
+ * (see {@link ModelRouter.unservable}).
  */
 export class RouteError extends Error {
   override readonly name = "RouteError";
@@ -99,6 +106,25 @@ export class ModelRouter {
     });
   }
 
+  /** The names of the upstreams this process can serve, sorted (providers/servable-upstreams.ts). */
+  servableUpstreams(): string[] {
+    return servableUpstreams(this.upstreams, this.providers);
+  }
+
+  /**
+   * The upstreams of a route this process cannot serve, when it can serve
+   * none of the route's targets (not configured here, or without the key
+   * its kind needs); undefined when at least one target can be tried.
+   */
+  unservable(route: readonly RouteTarget[]): string[] | undefined {
+    const missing = new Set<string>();
+    for (const target of route) {
+      if (isServable(this.upstreams.get(target.upstream), this.providers)) return undefined;
+      missing.add(target.upstream);
+    }
+    return [...missing];
+  }
+
   /**
    * Runs a provider request along a route.
    *
@@ -124,7 +150,7 @@ export class ModelRouter {
     for (const [index, target] of route.entries()) {
       const upstream = this.upstreams.get(target.upstream);
       const provider = this.providers.get(target.upstream);
-      if (upstream === undefined || provider === undefined) {
+      if (!isServable(upstream, this.providers) || provider === undefined) {
         this.warnUnconfigured(target);
         continue;
       }

@@ -3,6 +3,7 @@ import type { Persona } from "../personas/persona.js";
 import { personaTraitsSchema } from "../personas/persona-traits.js";
 import type { ModelProvider, ProviderRequest } from "../providers/model-provider.js";
 import { createOfflineProvider } from "../providers/offline/offline-provider.js";
+import { SecretValue } from "../providers/secret-value.js";
 import type { Upstream } from "../providers/upstream-config.js";
 import { PersonaEngine } from "./persona-engine.js";
 import { SOURCE_BLOCK_CLOSE, SOURCE_BLOCK_OPEN } from "./system-prompt.js";
@@ -56,7 +57,8 @@ describe("PersonaEngine.personify along a route", () => {
     const working = recording("working", false);
     const engine = new PersonaEngine(
       new Map([
-        ["broken", upstream("broken", "anthropic")],
+        // An anthropic upstream is served only with its key (providers/servable-upstreams.ts).
+        ["broken", { ...upstream("broken", "anthropic"), apiKey: new SecretValue("test-key") }],
         ["working", upstream("working", "openai-compatible")],
         ["offline", upstream("offline", "offline")],
       ]),

@@ -20,6 +20,16 @@ import { compilePersonifyInstruction, compileSystemPrompt } from "./system-promp
 /** Candidates drawn when a client asks for variations (spec §4.1 includeVariations). */
 export const VARIATION_COUNT = 3;
 
+/** How often, at most, a persona whose route cannot be served here is logged (milliseconds). */
+export const UNSERVABLE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * What a client reads when no target of the persona's route can be served
+ * by this instance: no upstream or model names (the operator's business).
+ */
+const UNSERVABLE_MESSAGE =
+  "this server cannot serve the persona's model route right now (its model provider is not configured here); nothing was charged";
+
 /**
  * Normalized candidate texts of one engine call, the provider's token usage,
  * and the route target that answered (whose price billing applies).
@@ -62,17 +72,64 @@ export interface PersonaEngineOptions {
  * tried in order with fallback and cooldowns ({@link ModelRouter}). Knows
  * nothing of money. Failures become {@link ServiceError}s `upstream_error`
  * (502), `upstream_timeout` (504, every target timed out), or
- * `internal_error` when no upstream of the route is configured.
+ * `route_unservable` (503) when no upstream of the route can be served by
+ * this instance.
  */
 export class PersonaEngine {
   private readonly router: ModelRouter;
+  /** When each persona whose route cannot be served was last logged (Unix ms). */
+  private readonly unservableLogged = new Map<string, number>();
 
   constructor(
     upstreams: Upstreams,
     providers: ProviderRegistry,
-    options: PersonaEngineOptions = {},
+    private readonly options: PersonaEngineOptions = {},
   ) {
     this.router = new ModelRouter(upstreams, providers, options);
+  }
+
+  /**
+   * The names of the upstreams this instance can serve, sorted: configured
+   * and holding the key their kind needs (providers/servable-upstreams.ts).
+   * What the instance publishes for `persona-admin` (instances/instance-heartbeat.ts).
+   */
+  servableUpstreams(): string[] {
+    return this.router.servableUpstreams();
+  }
+
+  /**
+   * Refuses, before anything is reserved, a persona none of whose route
+   * targets this instance can serve (an upstream configured on another
+   * instance, or only where `persona-admin` ran). The refusal is counted
+   * (`persona_route_unservable_total{persona}` through the observer) and
+   * logged at warn level at most once a minute per persona, naming the
+   * persona and the missing upstreams.
+   *
+   * @param now - Unix milliseconds, for the log's pace
+   * @throws {ServiceError} `route_unservable` (503), whose message names no upstream
+   */
+  requireServable(persona: Persona, now = Date.now()): void {
+    const missing = this.router.unservable(persona.route);
+    if (missing === undefined) return;
+    this.options.observer?.unservable?.(persona.id);
+    const last = this.unservableLogged.get(persona.id);
+    if (last === undefined || now - last >= UNSERVABLE_LOG_INTERVAL_MS) {
+      this.forgetQuietPersonas(now);
+      this.unservableLogged.set(persona.id, now);
+      this.options.logger?.warn(
+        { personaId: persona.id, personaVersion: persona.version, missingUpstreams: missing },
+        "a persona's route names no upstream this instance can serve; answering 503 (configure the upstreams here, or change the route)",
+      );
+    }
+    throw new ServiceError("route_unservable", UNSERVABLE_MESSAGE);
+  }
+
+  /** Keeps the log's memory small: personas not logged within the interval are forgotten. */
+  private forgetQuietPersonas(now: number): void {
+    if (this.unservableLogged.size < 1_000) return;
+    for (const [id, at] of this.unservableLogged) {
+      if (now - at >= UNSERVABLE_LOG_INTERVAL_MS) this.unservableLogged.delete(id);
+    }
   }
 
   /**
@@ -146,12 +203,10 @@ export class PersonaEngine {
       return { ...answer.value, target: answer.target };
     } catch (error) {
       if (error instanceof RouteError) {
-        const code =
-          error.kind === "timeout"
-            ? "upstream_timeout"
-            : error.kind === "unconfigured"
-              ? "internal_error"
-              : "upstream_error";
+        if (error.kind === "unconfigured") {
+          throw new ServiceError("route_unservable", UNSERVABLE_MESSAGE, { cause: error });
+        }
+        const code = error.kind === "timeout" ? "upstream_timeout" : "upstream_error";
         throw new ServiceError(code, error.message, { cause: error });
       }
       // The client went away: nobody reads this answer.

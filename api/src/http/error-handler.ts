@@ -4,7 +4,7 @@ import type { Logger } from "../logging/logger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { errorStyleOf } from "./error-style.js";
 import { requestBodyError } from "./request-body-errors.js";
-import { ERROR_TABLE, ServiceError } from "./service-error.js";
+import { ERROR_TABLE, LOGGED_WHERE_THEY_HAPPEN, ServiceError } from "./service-error.js";
 
 /**
  * A storage failure as the client sees it: 503 with `Retry-After`, its
@@ -57,8 +57,8 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
           ? storageUnavailable(error)
           : (requestBodyError(error) ??
             new ServiceError("internal_error", "internal server error", { cause: error }));
-    // A storage failure is logged once per incident by the store's health, not per request.
-    if (serviceError.status >= 500 && serviceError.code !== "storage_unavailable") {
+    // Storage failures and unservable routes are logged where they happen, not per request.
+    if (serviceError.status >= 500 && !LOGGED_WHERE_THEY_HAPPEN.has(serviceError.code)) {
       logger.error(
         { err: serviceError.cause ?? serviceError, code: serviceError.code, path: request.path },
         "request failed",

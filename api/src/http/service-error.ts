@@ -36,6 +36,9 @@ export const ERROR_TABLE = {
   // The database or Redis cannot answer in time (issues 13, 21): plain text
   // on /generate and /personify like their other errors, with Retry-After.
   storage_unavailable: { status: 503, completionType: "server_error", nativeFormat: "text" },
+  // No target of the persona's route can be served by this instance (its
+  // upstreams are configured elsewhere): JSON like the other server errors.
+  route_unservable: { status: 503, completionType: "server_error", nativeFormat: "json" },
   // Billing (spec §5.6, §7 rows 402 and 429). On /completions the two 429s
   // differ in `type` and message; `code` is null like every other error (§7.3).
   // GET /metrics (docs/OPERATIONS.md): a token is configured and was not sent,
@@ -67,6 +70,17 @@ export const ERROR_TABLE = {
 
 /** A code of {@link ERROR_TABLE}. */
 export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/**
+ * Server errors the error handlers do not log per request, because they
+ * are logged where they happen, once per incident: a storage failure by
+ * the store's health, an unservable route by the engine (once a minute per
+ * persona).
+ */
+export const LOGGED_WHERE_THEY_HAPPEN: ReadonlySet<string> = new Set<ErrorCode>([
+  "storage_unavailable",
+  "route_unservable",
+]);
 
 /**
  * An error the service answers with. Route code throws it; the error

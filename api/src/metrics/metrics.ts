@@ -17,6 +17,7 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "reque
  * | `persona_upstream_attempts_total` | counter | `upstream`, `outcome` |
  * | `persona_upstream_fallbacks_total` | counter | `upstream`, `reason` |
  * | `persona_upstream_cooldowns_total` | counter | `upstream` |
+ * | `persona_route_unservable_total` | counter | `persona` |
  * | `persona_rate_limit_rejections_total` | counter | `route` |
  * | `persona_balance_rejections_total` | counter | `route` |
  * | `persona_charges_total` | counter | `endpoint`, `payment_method` |
@@ -28,7 +29,8 @@ export type ProviderOutcome = "ok" | "timeout" | "aborted" | "upstream" | "reque
  * `nodejs_*`). `route` is the route's path template (e.g.
  * `/api/v1/generate`, `/keys/:id/revoke`) or `unmatched`, so label values
  * stay bounded whatever paths clients send; `provider` and `upstream` are
- * upstream names of the operator configuration.
+ * upstream names of the operator configuration, `persona` a persona ID
+ * (personas are made by the operator, so bounded too).
  */
 export interface Metrics {
   registry: Registry;
@@ -43,6 +45,11 @@ export interface Metrics {
   upstreamFallbacks: Counter<"upstream" | "reason">;
   /** Cooldowns started by targets of this upstream. */
   upstreamCooldowns: Counter<"upstream">;
+  /**
+   * Requests to this persona answered 503 because no target of its route
+   * can be served by this instance (its upstreams are not configured here).
+   */
+  routeUnservable: Counter<"persona">;
   rateLimitRejections: Counter<"route">;
   balanceRejections: Counter<"route">;
   charges: Counter<"endpoint" | "payment_method">;
@@ -160,6 +167,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "persona_upstream_cooldowns_total",
       help: "Cooldowns started by route targets of this upstream after consecutive failures.",
       labelNames: ["upstream"] as const,
+      registers,
+    }),
+    routeUnservable: new Counter({
+      name: "persona_route_unservable_total",
+      help: "Requests answered 503 because no target of the persona's route can be served by this instance (its upstreams are not configured here).",
+      labelNames: ["persona"] as const,
       registers,
     }),
     rateLimitRejections: new Counter({

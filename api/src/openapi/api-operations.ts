@@ -39,6 +39,7 @@ const COMMON_CODES: ErrorCode[] = [
   "payment_facilitator_error",
   "upstream_timeout",
   "storage_unavailable",
+  "route_unservable",
 ];
 
 /**

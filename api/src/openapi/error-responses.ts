@@ -26,6 +26,8 @@ export const ERROR_MEANINGS = {
   upstream_timeout: "the model provider did not answer within the configured timeout",
   storage_unavailable:
     "the database or Redis did not answer within its deadline (or cannot write): retry after `Retry-After` seconds; nothing was charged",
+  route_unservable:
+    "no upstream of the persona's model route is configured on the instance that answered (an operator's mistake); nothing was charged, and a retry may reach an instance that serves it",
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
   host_not_allowed:

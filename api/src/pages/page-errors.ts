@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from "express";
 import { storageUnavailable } from "../http/error-handler.js";
 import { requestBodyError } from "../http/request-body-errors.js";
-import { ServiceError } from "../http/service-error.js";
+import { LOGGED_WHERE_THEY_HAPPEN, ServiceError } from "../http/service-error.js";
 import type { Logger } from "../logging/logger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { html } from "./html.js";
@@ -59,7 +59,7 @@ export function createPageErrorHandler(logger: Logger): ErrorRequestHandler {
         ? storageUnavailable(thrown)
         : (requestBodyError(thrown) ?? thrown);
     const { status, message, code } = describe(error);
-    if (status >= 500 && code !== "storage_unavailable")
+    if (status >= 500 && !LOGGED_WHERE_THEY_HAPPEN.has(code))
       logger.error({ err: error, path: request.path }, "page request failed");
     if (response.headersSent) {
       response.end();

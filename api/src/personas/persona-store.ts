@@ -90,6 +90,18 @@ export interface VersionOptions {
   createdBy?: string | null;
   /** A draft serves no traffic until {@link PersonaStore.promote}. */
   draft?: boolean;
+  /**
+   * What `--force` overrode to make this version (`persona-admin`'s route
+   * check: `forced: web-2:812 (started …) lacked claude`), appended to the
+   * note so `persona history` shows it.
+   */
+  forced?: string;
+}
+
+/** The note of a version: the operator's, then what was forced, `; ` apart. */
+function noteWith(note: string | null | undefined, forced: string | undefined): string | null {
+  if (forced === undefined) return note ?? null;
+  return note === null || note === undefined || note === "" ? forced : `${note}; ${forced}`;
 }
 
 /** Which version of a persona {@link PersonaStore.findVersion} reads. */
@@ -251,7 +263,7 @@ export class PersonaStore {
       name: content.name,
       traits: JSON.stringify(content.traits),
       route: JSON.stringify(modelRouteSchema.parse(content.route)),
-      note: options.note ?? null,
+      note: noteWith(options.note, options.forced),
       release_note: options.releaseNote ?? null,
       changes: JSON.stringify(changes),
       created_at: now,
@@ -405,6 +417,7 @@ export class PersonaStore {
    * Promoting a running canary's version finishes the canary in the same
    * transaction (recorded in its events with `operator`).
    *
+   * @param options - `forced`: what `--force` overrode, appended to the version's note
    * @returns the promoted version, or undefined when no persona has this ID
    * @throws {PersonaVersionError} `unknown_version`; `already_live`; `not_draft`
    *   for a version that served before (roll back to it instead)
@@ -413,6 +426,7 @@ export class PersonaStore {
     id: string,
     version: number,
     operator: string | null = null,
+    options: Pick<VersionOptions, "forced"> = {},
   ): Promise<PersonaVersion | undefined> {
     const now = new Date().toISOString();
     return this.database.transaction().execute(async (transaction) => {
@@ -440,13 +454,15 @@ export class PersonaStore {
       if (Number(locked.row.canary_version) === version) {
         await finishCanary(transaction, locked.row, now, operator);
       }
+      // A draft's note is the one thing besides its promotion that may change: what was forced.
+      const note = noteWith(row.note, options.forced);
       await transaction
         .updateTable("persona_versions")
-        .set({ promoted_at: now })
+        .set({ promoted_at: now, note })
         .where("persona_id", "=", id)
         .where("version", "=", version)
         .execute();
-      return toVersion({ ...row, promoted_at: now }, version);
+      return toVersion({ ...row, promoted_at: now, note }, version);
     });
   }
 

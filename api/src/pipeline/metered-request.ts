@@ -66,7 +66,8 @@ function requestIdOf(request: Request): string | null {
  *
  * 1. parse and validate the body (400/422)
  * 2. authenticate — done by the caller's route: `caller` (401)
- * 3. authorize the persona (403/404; x402's 402)
+ * 3. authorize the persona (403/404; x402's 402), and refuse one whose
+ *    route this instance cannot serve (503, before anything is counted or held)
  * 4. rate limits and 5. reserve — one storage call (429)
  * 6. reply — the persona engine, which knows nothing of money (502/504)
  * 7. settle — durable before the answer (503 when the store cannot)
@@ -103,6 +104,13 @@ export async function serveMetered<Body, Payload>(
   );
   // The version that answers (issue 25), on every response from here on; bodies stay as spec §4 gives them.
   response.setHeader(PERSONA_VERSION_HEADER, String(persona.version));
+  try {
+    context.engine.requireServable(persona);
+  } catch (error) {
+    // Nothing is held yet: only the usage row of the refusal (cost 0), and an x402 payment forgotten.
+    await releaseAfterFailure(context, { payer }, persona, usage, error);
+    throw error;
+  }
   const call = context.engine.prepare(persona, endpoint.task(body));
   const traced = context.tracing === undefined ? {} : personaAttributes(persona);
   if (context.tracing !== undefined) trace.getActiveSpan()?.setAttributes(traced);

@@ -1,6 +1,7 @@
 import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
+import type { InstanceTables } from "../instances/instance-tables.js";
 import type { LoginTables } from "../login/login-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
@@ -15,7 +16,8 @@ export interface DatabaseSchema
     BillingTables,
     UsageTables,
     EvaluationTables,
-    LoginTables {
+    LoginTables,
+    InstanceTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   persona_versions: PersonaVersionsTable;
@@ -97,7 +99,8 @@ export interface PersonaCanaryEventsTable {
 /**
  * One immutable version of a persona's name, traits and route (migration
  * 0010, personas/persona-store.ts); only `promoted_at` is set later, once,
- * when a draft first goes live.
+ * when a draft first goes live (and its `note` then gains what `--force`
+ * overrode, when the promotion was forced).
  */
 export interface PersonaVersionsTable {
   persona_id: string;
