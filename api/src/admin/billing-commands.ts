@@ -1,9 +1,9 @@
 import { type Command, CommanderError, Option } from "commander";
 import type { AccountStatus } from "../accounts/account-store.js";
 import { formatMoney, parseMoney } from "../billing/money.js";
-import type { UsageReportFilter, UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
+import type { UsageReportFilter, UsageReportLine } from "../usage/usage-report.js";
 import { textTable } from "./admin-output.js";
 
 /** Where billing commands write (the admin program's output). */

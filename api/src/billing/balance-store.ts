@@ -4,9 +4,9 @@ import type { ReservationHold } from "../storage/ledger.js";
 import { HOLDS_MARKER_TABLE } from "../storage/request-path-migration.js";
 import type { Store } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import { type UsageInput, usageRow } from "../usage/usage-record.js";
 import type { BalanceEntryKind } from "./billing-tables.js";
 import { MAX_MICROS } from "./money.js";
-import { type UsageInput, usageRow } from "./usage-store.js";
 
 /** An amount held on an account while one request runs. */
 export interface Reservation {

@@ -8,10 +8,10 @@ import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { RedisRateLimiter } from "../rate-limits/redis-rate-limiter.js";
 import { SqlRateLimiter } from "../rate-limits/sql-rate-limiter.js";
 import type { Store } from "../storage/store.js";
+import { UsageStore } from "../usage/usage-store.js";
 import { BalanceStore } from "./balance-store.js";
 import { PriceList } from "./price-list.js";
 import { ReleaseRetries } from "./release-retries.js";
-import { UsageStore } from "./usage-store.js";
 
 /**
  * Milliseconds between two sweeps of expired reservations:

@@ -5,13 +5,9 @@ import readline from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
-import {
-  type UsageRecord,
-  type UsageReportFilter,
-  type UsageReportLine,
-  usageRecordOf,
-} from "../billing/usage-store.js";
+import { type UsageRecord, usageRecordOf } from "./usage-record.js";
+import type { UsageReportFilter, UsageReportLine } from "./usage-report.js";
+import type { UsageRecordsTable } from "./usage-tables.js";
 
 /** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */
 const ARCHIVE_FILE = /^usage-(\d{4}-\d{2}-\d{2})(?:\.part-(\d+))?\.jsonl\.gz$/u;

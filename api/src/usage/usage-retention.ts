@@ -1,6 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { type Kysely, sql } from "kysely";
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
 import type { Logger } from "../logging/logger.js";
 import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-retention.js";
 import type { DatabaseSchema } from "../storage/schema.js";
@@ -17,6 +16,7 @@ import {
   usagePartitioned,
   usagePartitions,
 } from "./usage-partitions.js";
+import type { UsageRecordsTable } from "./usage-tables.js";
 
 /** The ID of the carried-forward ledger entry of an account and month (`YYYY-MM`). */
 export function carriedForwardId(accountId: string, month: string): string {

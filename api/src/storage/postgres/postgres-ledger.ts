@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
 import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";

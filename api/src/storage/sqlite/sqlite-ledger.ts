@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type {
   AdmitInput,
   AdmitOutcome,
