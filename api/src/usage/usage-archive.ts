@@ -5,6 +5,7 @@ import readline from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
+import { USAGE_COLUMNS } from "./usage-columns.js";
 import { type UsageRecord, usageRecordOf } from "./usage-record.js";
 import type { UsageReportFilter, UsageReportLine } from "./usage-report.js";
 import type { UsageRecordsTable } from "./usage-tables.js";
@@ -18,7 +19,8 @@ function archiveName(day: string, part: number): string {
 
 /**
  * Writes usage rows of one UTC day to a gzip-compressed JSON Lines file in
- * `directory` (one row per line, the `usage_records` columns as stored),
+ * `directory` (one row per line: an object of the row's columns as stored,
+ * {@link USAGE_COLUMNS} in their order),
  * atomically: to a temporary file, fsync'd, then linked to its name (which
  * never replaces a file) and the directory fsync'd. The first file of a day
  * is `usage-YYYY-MM-DD.jsonl.gz`; when it exists, `…part-1…`, `…part-2…`.
@@ -39,10 +41,12 @@ export async function writeUsageArchive(
     `.usage-${day}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
   );
   let rows = 0;
+  // The replacer picks the usage columns, in their order, whatever else a page's rows carry.
+  const fields = [...USAGE_COLUMNS];
   async function* lines() {
     for await (const page of pages) {
       rows += page.length;
-      if (page.length > 0) yield `${page.map((row) => JSON.stringify(row)).join("\n")}\n`;
+      if (page.length > 0) yield `${page.map((row) => JSON.stringify(row, fields)).join("\n")}\n`;
     }
   }
   try {
