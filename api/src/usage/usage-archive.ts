@@ -7,7 +7,6 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { USAGE_COLUMNS } from "./usage-columns.js";
 import { type UsageRecord, usageRecordOf } from "./usage-record.js";
-import type { UsageReportFilter, UsageReportLine } from "./usage-report.js";
 import type { UsageRecordsTable } from "./usage-tables.js";
 
 /** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */
@@ -245,73 +244,4 @@ export async function* readUsageArchive(
       yield usageRecordOf(row);
     }
   }
-}
-
-function compareNullsLast(a: string | number | null | undefined, b: typeof a): number {
-  if (a === b) return 0;
-  if (a === null || a === undefined) return 1;
-  if (b === null || b === undefined) return -1;
-  return typeof a === "number" && typeof b === "number"
-    ? a - b
-    : String(a).localeCompare(String(b));
-}
-
-/**
- * Usage lines of records, grouped and ordered as `UsageStore.report` does
- * (day, account, persona, version with `byVersion`, upstream, model), for
- * `persona-admin usage --from-archive`.
- */
-export async function usageReportOf(
-  records: AsyncIterable<UsageRecord>,
-  filter: UsageReportFilter = {},
-): Promise<UsageReportLine[]> {
-  const byVersion = filter.byVersion === true;
-  const lines = new Map<string, UsageReportLine>();
-  for await (const record of records) {
-    const day = record.createdAt.slice(0, 10);
-    if (filter.accountId !== undefined && record.accountId !== filter.accountId) continue;
-    if (filter.personaId !== undefined && record.personaId !== filter.personaId) continue;
-    if (filter.from !== undefined && record.createdAt < filter.from) continue;
-    if (filter.to !== undefined && day > filter.to) continue;
-    const version = byVersion ? (record.personaVersion ?? null) : undefined;
-    const key = JSON.stringify([
-      day,
-      record.accountId,
-      record.personaId,
-      version,
-      record.upstream ?? null,
-      record.model ?? null,
-    ]);
-    let line = lines.get(key);
-    if (line === undefined) {
-      line = {
-        accountId: record.accountId,
-        day,
-        personaId: record.personaId,
-        ...(byVersion ? { personaVersion: version ?? null } : {}),
-        upstream: record.upstream ?? null,
-        model: record.model ?? null,
-        requests: 0,
-        served: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        costMicros: 0,
-      };
-      lines.set(key, line);
-    }
-    line.requests += 1;
-    if (record.status === 200) line.served += 1;
-    line.inputTokens += record.inputTokens;
-    line.outputTokens += record.outputTokens;
-    line.costMicros += record.costMicros;
-  }
-  return [...lines.values()].sort(
-    (a, b) =>
-      a.day.localeCompare(b.day) ||
-      a.accountId.localeCompare(b.accountId) ||
-      compareNullsLast(a.personaId, b.personaId) ||
-      compareNullsLast(a.personaVersion, b.personaVersion) ||
-      compareNullsLast(a.upstream, b.upstream) ||
-      compareNullsLast(a.model, b.model),
-  );
 }

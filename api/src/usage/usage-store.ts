@@ -3,7 +3,12 @@ import { sql } from "kysely";
 import { deadlineIn } from "../storage/deadline.js";
 import type { Store } from "../storage/store.js";
 import { type UsageInput, type UsageRecord, usageRecordOf, usageRow } from "./usage-record.js";
-import type { UsageReportFilter, UsageReportLine } from "./usage-report.js";
+import {
+  type UsageReportFilter,
+  type UsageReportLine,
+  type UsageTally,
+  usageReportLines,
+} from "./usage-report.js";
 
 /** The usage ledger: one row per request that reached an account. */
 export class UsageStore {
@@ -42,16 +47,22 @@ export class UsageStore {
     return rows.map(usageRecordOf);
   }
 
-  /** Usage per account, per UTC day and per persona (and version with `byVersion`), oldest day first. */
+  /**
+   * Usage per account, per UTC day and per persona (and version with
+   * `byVersion`), oldest day first: the database sums the rows of each
+   * day, account, persona, version, upstream and model within `filter`,
+   * and {@link usageReportLines} makes the report's lines of those sums,
+   * as it does of archived records.
+   */
   async report(filter: UsageReportFilter = {}): Promise<UsageReportLine[]> {
     const day = sql<string>`substr(created_at, 1, 10)`;
-    const byVersion = filter.byVersion === true;
+    // The filter of usageFilterAdmits, asked of the database.
     let query = this.database
       .selectFrom("usage_records")
       .select([
         "account_id",
         "persona_id",
-        (byVersion ? sql<number | null>`persona_version` : sql<null>`null`).as("persona_version"),
+        "persona_version",
         "upstream",
         "model",
         day.as("day"),
@@ -61,40 +72,30 @@ export class UsageStore {
         sql<number>`cast(sum(output_tokens) as bigint)`.as("output_tokens"),
         sql<number>`cast(sum(cost_micros) as bigint)`.as("cost_micros"),
       ])
-      .groupBy(
-        byVersion
-          ? ["account_id", "persona_id", "persona_version", "upstream", "model", day]
-          : ["account_id", "persona_id", "upstream", "model", day],
-      );
+      .groupBy(["account_id", "persona_id", "persona_version", "upstream", "model", day]);
     if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
     if (filter.personaId !== undefined) query = query.where("persona_id", "=", filter.personaId);
     if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
     // `to` is a whole day: everything before the next day's start.
     if (filter.to !== undefined) query = query.where(day, "<=", filter.to);
-    const rows = await query
-      .orderBy(day)
-      .orderBy("account_id")
-      .orderBy("persona_id")
-      .orderBy("persona_version")
-      // Requests refused before any target last, on both dialects (their null orders differ).
-      .orderBy(sql`case when upstream is null then 1 else 0 end`)
-      .orderBy("upstream")
-      .orderBy("model")
-      .execute();
-    return rows.map((row) => ({
-      accountId: row.account_id,
-      day: row.day,
-      personaId: row.persona_id,
-      ...(byVersion
-        ? { personaVersion: row.persona_version === null ? null : Number(row.persona_version) }
-        : {}),
-      upstream: row.upstream,
-      model: row.model,
-      requests: Number(row.requests),
-      served: Number(row.served),
-      inputTokens: Number(row.input_tokens),
-      outputTokens: Number(row.output_tokens),
-      costMicros: Number(row.cost_micros),
-    }));
+    const rows = await query.execute();
+    return usageReportLines(
+      rows.map(
+        (row): UsageTally => ({
+          accountId: row.account_id,
+          day: row.day,
+          personaId: row.persona_id,
+          personaVersion: row.persona_version === null ? null : Number(row.persona_version),
+          upstream: row.upstream,
+          model: row.model,
+          requests: Number(row.requests),
+          served: Number(row.served),
+          inputTokens: Number(row.input_tokens),
+          outputTokens: Number(row.output_tokens),
+          costMicros: Number(row.cost_micros),
+        }),
+      ),
+      filter.byVersion === true,
+    );
   }
 }
