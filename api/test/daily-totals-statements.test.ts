@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../src/services.js";
-import { CARRIED_FORWARD_KIND } from "../src/usage/retention-migration.js";
+import { CARRIED_FORWARD_KIND } from "../src/usage/carried-forward.js";
 import { usageRow } from "../src/usage/usage-record.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";

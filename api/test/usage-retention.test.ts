@@ -135,6 +135,16 @@ await describeEachDialect("usage retention", (database) => {
     expect(text.stdout).toMatch(/usage_records\s+\d+\s+\d+/u);
   });
 
+  it.skipIf(database.dialect !== "postgres")(
+    "storage vacuum on PostgreSQL changes nothing and says autovacuum gives space back",
+    async () => {
+      const vacuum = await admin(services, "storage", "vacuum");
+      expect(vacuum.code).toBe(1);
+      expect(vacuum.stdout).toBe("");
+      expect(vacuum.stderr).toBe("PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md");
+    },
+  );
+
   it("removes old rows in batches, keeps newer ones, the daily totals and ledger sum = balance", async () => {
     const totalsBefore = await readDailyTotals(services.database);
     const reportBefore = await services.billing.usage.report({ to: daysAgo(31).slice(0, 10) });
@@ -338,7 +348,7 @@ await describeEachDialect("usage retention's background job", (database) => {
     "skips the run while another instance holds the advisory lock",
     async () => {
       const { default: pg } = await import("pg");
-      const { RETENTION_LOCK_KEY } = await import("../src/usage/usage-retention.js");
+      const { RETENTION_LOCK_KEY } = await import("../src/usage/postgres/postgres-retention.js");
       const other = new pg.Client({ connectionString: database.url });
       await other.connect();
       try {
