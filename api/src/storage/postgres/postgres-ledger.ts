@@ -8,7 +8,6 @@ import {
 import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
-import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "../key-order-migration.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -19,6 +18,21 @@ import type {
 } from "../ledger.js";
 import type { StoreHealth } from "../store-health.js";
 import { queryWithin } from "./postgres-pool.js";
+
+/**
+ * The PostgreSQL function a settlement batch updates its accounts with
+ * (made by migration 0021, `persona_settle_accounts(ids text[], charges
+ * bigint[], released bigint[]) returns integer`): one account at a time in
+ * key order, the order admissions lock them in, so the two never deadlock.
+ */
+const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
+
+/**
+ * The PostgreSQL function an admission batch holds on its accounts with
+ * (made by migration 0022): one account at a time in key order, each
+ * hold decided on the balance its update changes.
+ */
+const HOLD_ACCOUNTS_FUNCTION = "persona_hold_accounts";
 
 /**
  * The usage row's columns that every write fills: all but the route
