@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
 import { deadlineIn } from "../src/storage/deadline.js";
 import type { AdmitOutcome } from "../src/storage/ledger.js";
+import { usageRow } from "../src/usage/usage-record.js";
 import {
   createTestDatabase,
   describeEachDialect,

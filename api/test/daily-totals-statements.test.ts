@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CARRIED_FORWARD_KIND } from "../src/billing/billing-tables.js";
-import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
+import { CARRIED_FORWARD_KIND } from "../src/usage/carried-forward.js";
+import { usageRow } from "../src/usage/usage-record.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 import { bigintsAsNumbers, ledgerSumsByDay, readDailyTotals } from "./support/usage-ledger.js";

@@ -18,14 +18,11 @@ const MIGRATION_FLOOR = ["kysely", "src/storage/migrations.ts"];
 
 /**
  * Live modules that still import a migration, each with what it imports,
- * until they are changed. A migration must not be edited to serve them:
- * the live definition goes to a live module and the import moves there.
- * `usage-retention.ts` reads the ledger kind `carried_forward`, whose live
- * home is `CARRIED_FORWARD_KIND` of `src/billing/billing-tables.ts`.
+ * until they are changed (none today). A migration must not be edited to
+ * serve them: the live definition goes to a live module and the import
+ * moves there.
  */
-const PENDING: Readonly<Record<string, readonly string[]>> = {
-  "src/usage/usage-retention.ts": ["src/usage/retention-migration.ts"],
-};
+const PENDING: Readonly<Record<string, readonly string[]>> = {};
 
 const isMigration = (file: string) => file.endsWith("-migration.ts");
 

@@ -8,9 +8,9 @@ import {
   postgresServerBinaries,
   startPrivatePostgres,
 } from "../../test-support/private-postgres.mjs";
-import { HOLDS_MARKER_TABLE } from "../src/billing/billing-tables.js";
-import type { UsageInput } from "../src/billing/usage-store.js";
+import { HOLDS_MARKER_TABLE } from "../src/billing/postgres/postgres-reservations.js";
 import type { Services } from "../src/services.js";
+import type { UsageInput } from "../src/usage/usage-record.js";
 import {
   createTestDatabase,
   postgresUnavailable,

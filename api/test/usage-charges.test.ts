@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { CARRIED_FORWARD_KIND } from "../src/billing/billing-tables.js";
 import type { Services } from "../src/services.js";
+import { CARRIED_FORWARD_KIND } from "../src/usage/carried-forward.js";
 import { UsageRetention } from "../src/usage/usage-retention.js";
 import { describeEachDialect, writeOlderDatabase } from "./support/test-databases.js";
 import { closeStore, openStore } from "./support/test-store.js";

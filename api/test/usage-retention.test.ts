@@ -5,10 +5,11 @@ import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageRow } from "../src/billing/usage-store.js";
 import type { Services } from "../src/services.js";
 import { retentionCutoff } from "../src/usage/retention-settings.js";
-import { readUsageArchive, usageArchiveFiles, usageReportOf } from "../src/usage/usage-archive.js";
+import { readUsageArchive, usageArchiveFiles } from "../src/usage/usage-archive.js";
+import { usageRow } from "../src/usage/usage-record.js";
+import { usageReportOf } from "../src/usage/usage-report.js";
 import { UsageRetention } from "../src/usage/usage-retention.js";
 import { runAdmin } from "./support/admin-in-process.js";
 import { createTestDatabase, describeEachDialect } from "./support/test-databases.js";
@@ -133,6 +134,16 @@ await describeEachDialect("usage retention", (database) => {
     const text = await admin(services, "storage", "stats");
     expect(text.stdout).toMatch(/usage_records\s+\d+\s+\d+/u);
   });
+
+  it.skipIf(database.dialect !== "postgres")(
+    "storage vacuum on PostgreSQL changes nothing and says autovacuum gives space back",
+    async () => {
+      const vacuum = await admin(services, "storage", "vacuum");
+      expect(vacuum.code).toBe(1);
+      expect(vacuum.stdout).toBe("");
+      expect(vacuum.stderr).toBe("PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md");
+    },
+  );
 
   it("removes old rows in batches, keeps newer ones, the daily totals and ledger sum = balance", async () => {
     const totalsBefore = await readDailyTotals(services.database);
@@ -337,7 +348,7 @@ await describeEachDialect("usage retention's background job", (database) => {
     "skips the run while another instance holds the advisory lock",
     async () => {
       const { default: pg } = await import("pg");
-      const { RETENTION_LOCK_KEY } = await import("../src/usage/usage-retention.js");
+      const { RETENTION_LOCK_KEY } = await import("../src/usage/postgres/postgres-retention.js");
       const other = new pg.Client({ connectionString: database.url });
       await other.connect();
       try {

@@ -1,9 +1,13 @@
 import { type Command, CommanderError, Option } from "commander";
 import type { AccountStatus } from "../accounts/account-store.js";
 import { formatMoney, parseMoney } from "../billing/money.js";
-import type { UsageReportFilter, UsageReportLine } from "../billing/usage-store.js";
 import type { RateLimitChange } from "../rate-limits/limits-store.js";
 import type { Services } from "../services.js";
+import {
+  type UsageReportFilter,
+  type UsageReportLine,
+  usageReportOf,
+} from "../usage/usage-report.js";
 import { textTable } from "./admin-output.js";
 
 /** Where billing commands write (the admin program's output). */
@@ -81,12 +85,12 @@ export function usageTable(lines: readonly UsageReportLine[]): string {
   return textTable(header, rows, byVersion ? 6 : 5);
 }
 
-/** The usage report of an archive directory (usage/usage-archive.ts). */
+/** The usage report of an archive directory (usage/usage-archive.ts), grouped as the database's. */
 async function archiveReport(
   directory: string,
   filter: UsageReportFilter,
 ): Promise<UsageReportLine[]> {
-  const { readUsageArchive, usageReportOf } = await import("../usage/usage-archive.js");
+  const { readUsageArchive } = await import("../usage/usage-archive.js");
   try {
     const days = {
       ...(filter.from === undefined ? {} : { from: filter.from }),

@@ -129,26 +129,10 @@ export function addStorageCommands(
       "SQLite: rebuild the file with auto_vacuum = INCREMENTAL so retention shrinks it (once, for files made before; takes the write lock while it runs)",
     )
     .action(async () => {
-      const { store } = services;
-      if (store.dialect !== "sqlite") {
-        throw new CommanderError(
-          1,
-          "vacuum.unsupported",
-          "PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md",
-        );
+      const done = await services.retention.setUpReclaim();
+      if ("unsupported" in done) {
+        throw new CommanderError(1, "vacuum.unsupported", done.unsupported);
       }
-      // VACUUM cannot run inside the store's batched transactions: a connection of its own.
-      const { default: SqliteDatabase } = await import("better-sqlite3");
-      const file = new SqliteDatabase(store.location, { fileMustExist: true });
-      let mode: number;
-      try {
-        file.pragma("busy_timeout = 60000");
-        file.pragma("auto_vacuum = INCREMENTAL");
-        file.exec("VACUUM");
-        mode = Number(file.pragma("auto_vacuum", { simple: true }));
-      } finally {
-        file.close();
-      }
-      print({ autoVacuum: mode === 2 ? "incremental" : "unchanged" });
+      print(done);
     });
 }

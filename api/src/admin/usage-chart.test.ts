@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UsageReportLine } from "../billing/usage-store.js";
+import type { UsageReportLine } from "../usage/usage-report.js";
 import { MAX_CHART_DAYS, usageChart } from "./usage-chart.js";
 
 function line(day: string, requests: number, costMicros: number): UsageReportLine {

@@ -1,6 +1,6 @@
 import asciichart from "asciichart";
 import { formatMoney } from "../billing/money.js";
-import type { UsageReportLine } from "../billing/usage-store.js";
+import type { UsageReportLine } from "../usage/usage-report.js";
 
 /** Most days a terminal chart draws (one column each); older days of the selection are left out. */
 export const MAX_CHART_DAYS = 90;

@@ -3,9 +3,10 @@ import { deadlineIn } from "../storage/deadline.js";
 import type { ReservationHold } from "../storage/ledger.js";
 import type { Store } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
-import { type BalanceEntryKind, HOLDS_MARKER_TABLE } from "./billing-tables.js";
+import { type UsageInput, usageRow } from "../usage/usage-record.js";
+import type { BalanceEntryKind } from "./billing-tables.js";
 import { MAX_MICROS } from "./money.js";
-import { type UsageInput, usageRow } from "./usage-store.js";
+import type { ReservationsDialect } from "./reservations-dialect.js";
 
 /** An amount held on an account while one request runs. */
 export interface Reservation {
@@ -56,7 +57,9 @@ export class BalanceStore {
   private readonly database: Store["database"];
 
   constructor(
-    private readonly store: Pick<Store, "database" | "dialect" | "ledger" | "timeoutMs">,
+    private readonly store: Pick<Store, "database" | "ledger" | "timeoutMs">,
+    /** What reservations do the store's dialect's way (chosen once, by `createBilling`). */
+    private readonly dialect: ReservationsDialect,
     private readonly options: {
       instanceId: string;
       reservationTtlMs: number;
@@ -296,37 +299,17 @@ export class BalanceStore {
   }
 
   /**
-   * PostgreSQL: after the server lost the holds (crash recovery, a promoted
-   * replica or a restored backup empty the unlogged `balance_reservations`,
-   * migration 0016, and with it {@link HOLDS_MARKER_TABLE}), sets every
-   * account's `reserved_micros` to the sum of the holds that are there, then
-   * puts the marker back. One transaction: the accounts that hold anything
-   * are locked first, in key order as admissions lock them, so the sums are
-   * read (by the next statement, on a newer snapshot) while no admission or
-   * settlement of theirs can change them. Several instances may do it at
-   * once; the result is the same. SQLite: nothing (its holds are logged).
+   * After the database lost the holds (PostgreSQL: crash recovery, a
+   * promoted replica or a restored backup empty the unlogged
+   * `balance_reservations`, migration 0016), sets every account's
+   * `reserved_micros` to the sum of the holds that are there; several
+   * instances may do it at once. SQLite: nothing (its holds are logged).
    *
-   * @returns how many accounts' reserved sums were corrected (0 when the marker was there)
+   * @returns how many accounts' reserved sums were corrected (0 when nothing was lost)
    * @throws the store's error when a statement fails (the next sweep tries again)
    */
-  async reconcileLostHolds(): Promise<number> {
-    if (this.store.dialect !== "postgres") return 0;
-    const marker = sql.table(HOLDS_MARKER_TABLE);
-    const present = await sql<{ id: number }>`select id from ${marker}`.execute(this.database);
-    if (present.rows.length > 0) return 0;
-    return this.database.transaction().execute(async (transaction) => {
-      const locked = await sql<{ id: string }>`select id from accounts
-        where reserved_micros <> 0 order by id for update`.execute(transaction);
-      const ids = locked.rows.map((row) => row.id);
-      const corrected = await sql`update accounts a set reserved_micros = coalesce(
-          (select sum(r.amount_micros) from balance_reservations r where r.account_id = a.id), 0)
-        where a.id = any(${ids}::text[]) and a.reserved_micros <> coalesce(
-          (select sum(r.amount_micros) from balance_reservations r where r.account_id = a.id), 0)`.execute(
-        transaction,
-      );
-      await sql`insert into ${marker} (id) values (1) on conflict do nothing`.execute(transaction);
-      return Number(corrected.numAffectedRows ?? 0);
-    });
+  reconcileLostHolds(): Promise<number> {
+    return this.dialect.reconcileLostHolds(this.database);
   }
 
   /** The balance of an account, or undefined when no such account exists. */

@@ -1,6 +1,7 @@
 /**
  * Tables of billing, rate limits and x402 payments (migration
- * `0002_billing_limits_payments`). Dialect-neutral like the rest of the
+ * `0002_billing_limits_payments`; its `usage_records` is the usage
+ * feature's, usage/usage-tables.ts). Dialect-neutral like the rest of the
  * store: text, integer and bigint columns; times as ISO 8601 UTC strings
  * (which sort and compare as text), rate-limit window starts as Unix
  * milliseconds. Money is always an integer count of micro-units (10⁻⁶) of
@@ -9,7 +10,6 @@
 export interface BillingTables {
   balance_reservations: BalanceReservationsTable;
   balance_entries: BalanceEntriesTable;
-  usage_records: UsageRecordsTable;
   rate_limit_buckets: RateLimitBucketsTable;
   x402_payments: X402PaymentsTable;
 }
@@ -34,22 +34,6 @@ export interface BalanceReservationsTable {
  */
 export type BalanceEntryKind = "topup" | "charge" | "adjustment" | "carried_forward";
 
-/**
- * The ledger kind of the one entry per account and month that stands for
- * the entries retention removed (migration 0012): the daily totals never
- * count it, as those entries were counted already.
- */
-export const CARRIED_FORWARD_KIND = "carried_forward" satisfies BalanceEntryKind;
-
-/**
- * PostgreSQL: the one-row table whose row crash recovery removes together
- * with the holds (both unlogged, migration 0016): when it is empty, the
- * holds of `balance_reservations` were lost and the accounts' reserved sums
- * must be made to match again (`BalanceStore.reconcileLostHolds`). Columns:
- * `id integer primary key`, its one row `1`. SQLite has no such table.
- */
-export const HOLDS_MARKER_TABLE = "balance_reservations_marker";
-
 /** The append-only ledger of balance changes; per account its sum is the balance. */
 export interface BalanceEntriesTable {
   id: string;
@@ -57,45 +41,10 @@ export interface BalanceEntriesTable {
   kind: BalanceEntryKind;
   /** Signed: top-ups are positive, charges negative. */
   amount_micros: number;
-  /** The usage record a charge belongs to. */
+  /** The usage record a charge belongs to (usage/usage-tables.ts). */
   usage_id: string | null;
   note: string | null;
   created_at: string;
-}
-
-/** How a request was paid for. */
-export type PaymentMethod = "balance" | "x402" | "none";
-
-/** One row per request that reached an account (the usage ledger). */
-export interface UsageRecordsTable {
-  id: string;
-  created_at: string;
-  account_id: string;
-  api_key_id: string | null;
-  persona_id: string | null;
-  /** `generate`, `personify` or `completions`. */
-  endpoint: string;
-  /** HTTP status the request was answered with. */
-  status: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_micros: number;
-  request_id: string | null;
-  payment_method: PaymentMethod;
-  /** For x402: the settlement transaction the facilitator reported. */
-  payment_reference: string | null;
-  /** The route target that answered a served request (migration 0006); null otherwise. */
-  upstream: string | null;
-  model: string | null;
-  /** The persona version that answered (migration 0010); null on older rows. */
-  persona_version: number | null;
-  /**
-   * Micro-units this request took from the account's balance (migration
-   * 0017): a charge of the balance ledger, as a `charge` entry was before.
-   * Kept when a settlement is reversed (its refund is an `adjustment`);
-   * 0 for every other row, and for rows written before 0017.
-   */
-  charged_micros: number;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createHash, randomUUID } from "node:crypto";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logging/logger.js";
@@ -8,10 +7,11 @@ import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { RedisRateLimiter } from "../rate-limits/redis-rate-limiter.js";
 import { SqlRateLimiter } from "../rate-limits/sql-rate-limiter.js";
 import type { Store } from "../storage/store.js";
+import { UsageStore } from "../usage/usage-store.js";
 import { BalanceStore } from "./balance-store.js";
 import { PriceList } from "./price-list.js";
 import { ReleaseRetries } from "./release-retries.js";
-import { UsageStore } from "./usage-store.js";
+import { type ReservationsDialect, reservationsDialectOf } from "./reservations-dialect.js";
 
 /**
  * Milliseconds between two sweeps of expired reservations:
@@ -56,16 +56,16 @@ export interface BillingOverrides {
 
 /**
  * The name this instance tags its reservations with: `PERSONA_INSTANCE_ID`
- * when set; on SQLite, one derived from the database file's path, so a
- * single instance restarted after a crash releases what it held at once
- * (issue 21); otherwise random.
+ * when set; otherwise its dialect's (SQLite: one derived from the database
+ * file's path, so a single instance restarted after a crash releases what
+ * it held at once, issue 21; PostgreSQL: random).
  */
-export function instanceIdOf(config: Config, store: Pick<Store, "dialect" | "location">): string {
-  if (config.PERSONA_INSTANCE_ID !== undefined) return config.PERSONA_INSTANCE_ID;
-  if (store.dialect === "sqlite") {
-    return `sqlite-${createHash("sha256").update(store.location).digest("hex").slice(0, 16)}`;
-  }
-  return randomUUID();
+export function instanceIdOf(
+  config: Config,
+  store: Pick<Store, "location">,
+  dialect: ReservationsDialect,
+): string {
+  return config.PERSONA_INSTANCE_ID ?? dialect.defaultInstanceId(store.location);
 }
 
 /**
@@ -80,8 +80,9 @@ export function createBilling(
   overrides: BillingOverrides = {},
 ): Billing {
   const { database } = store;
-  const instanceId = instanceIdOf(config, store);
-  const balances = new BalanceStore(store, {
+  const reservations = reservationsDialectOf(store.dialect);
+  const instanceId = instanceIdOf(config, store, reservations);
+  const balances = new BalanceStore(store, reservations, {
     instanceId,
     reservationTtlMs: config.PERSONA_RESERVATION_TTL_SECONDS * 1000,
   });

@@ -1,8 +1,5 @@
 import type { RateLimit } from "@persona-reply/shared";
 import type { Response } from "express";
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
-import type { Endpoint } from "../billing/usage-store.js";
-import { usageRow } from "../billing/usage-store.js";
 import type { PreparedCall } from "../engine/persona-engine.js";
 import { ServiceError } from "../http/service-error.js";
 import type { Persona } from "../personas/persona.js";
@@ -16,6 +13,8 @@ import { deadlineIn } from "../storage/deadline.js";
 import type { AdmitOutcome, RateLimitCheck } from "../storage/ledger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import { type Endpoint, usageRow } from "../usage/usage-record.js";
+import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Payer } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
 

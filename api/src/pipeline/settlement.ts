@@ -1,11 +1,11 @@
 import type { Response } from "express";
-import { type Endpoint, type UsageInput, usageRow } from "../billing/usage-store.js";
 import type { EngineOutput } from "../engine/persona-engine.js";
 import { ServiceError } from "../http/service-error.js";
 import { X402_HEADERS } from "../payments/x402-gate.js";
 import type { Persona } from "../personas/persona.js";
 import { deadlineIn } from "../storage/deadline.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import { type Endpoint, type UsageInput, usageRow } from "../usage/usage-record.js";
 import type { Admission } from "./admission.js";
 import type { PipelineContext } from "./pipeline-context.js";
 

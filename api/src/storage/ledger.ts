@@ -1,5 +1,5 @@
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
 import type { RateLimits, WindowCounters } from "../rate-limits/rate-limit-windows.js";
+import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Deadline } from "./deadline.js";
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
+import type { RetentionPreview } from "../usage/retention-report.js";
 import { usagePartitioned, usagePartitions } from "../usage/usage-partitions.js";
-import type { RetentionPreview, UsageRetention } from "../usage/usage-retention.js";
+import type { UsageRetention } from "../usage/usage-retention.js";
 import type { Store } from "./store.js";
 
 /** One table of the store. */

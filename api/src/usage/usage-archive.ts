@@ -5,13 +5,9 @@ import readline from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
-import {
-  type UsageRecord,
-  type UsageReportFilter,
-  type UsageReportLine,
-  usageRecordOf,
-} from "../billing/usage-store.js";
+import { USAGE_COLUMNS } from "./usage-columns.js";
+import { type UsageRecord, usageRecordOf } from "./usage-record.js";
+import type { UsageRecordsTable } from "./usage-tables.js";
 
 /** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */
 const ARCHIVE_FILE = /^usage-(\d{4}-\d{2}-\d{2})(?:\.part-(\d+))?\.jsonl\.gz$/u;
@@ -22,7 +18,8 @@ function archiveName(day: string, part: number): string {
 
 /**
  * Writes usage rows of one UTC day to a gzip-compressed JSON Lines file in
- * `directory` (one row per line, the `usage_records` columns as stored),
+ * `directory` (one row per line: an object of the row's columns as stored,
+ * {@link USAGE_COLUMNS} in their order),
  * atomically: to a temporary file, fsync'd, then linked to its name (which
  * never replaces a file) and the directory fsync'd. The first file of a day
  * is `usage-YYYY-MM-DD.jsonl.gz`; when it exists, `…part-1…`, `…part-2…`.
@@ -43,10 +40,12 @@ export async function writeUsageArchive(
     `.usage-${day}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
   );
   let rows = 0;
+  // The replacer picks the usage columns, in their order, whatever else a page's rows carry.
+  const fields = [...USAGE_COLUMNS];
   async function* lines() {
     for await (const page of pages) {
       rows += page.length;
-      if (page.length > 0) yield `${page.map((row) => JSON.stringify(row)).join("\n")}\n`;
+      if (page.length > 0) yield `${page.map((row) => JSON.stringify(row, fields)).join("\n")}\n`;
     }
   }
   try {
@@ -245,73 +244,4 @@ export async function* readUsageArchive(
       yield usageRecordOf(row);
     }
   }
-}
-
-function compareNullsLast(a: string | number | null | undefined, b: typeof a): number {
-  if (a === b) return 0;
-  if (a === null || a === undefined) return 1;
-  if (b === null || b === undefined) return -1;
-  return typeof a === "number" && typeof b === "number"
-    ? a - b
-    : String(a).localeCompare(String(b));
-}
-
-/**
- * Usage lines of records, grouped and ordered as `UsageStore.report` does
- * (day, account, persona, version with `byVersion`, upstream, model), for
- * `persona-admin usage --from-archive`.
- */
-export async function usageReportOf(
-  records: AsyncIterable<UsageRecord>,
-  filter: UsageReportFilter = {},
-): Promise<UsageReportLine[]> {
-  const byVersion = filter.byVersion === true;
-  const lines = new Map<string, UsageReportLine>();
-  for await (const record of records) {
-    const day = record.createdAt.slice(0, 10);
-    if (filter.accountId !== undefined && record.accountId !== filter.accountId) continue;
-    if (filter.personaId !== undefined && record.personaId !== filter.personaId) continue;
-    if (filter.from !== undefined && record.createdAt < filter.from) continue;
-    if (filter.to !== undefined && day > filter.to) continue;
-    const version = byVersion ? (record.personaVersion ?? null) : undefined;
-    const key = JSON.stringify([
-      day,
-      record.accountId,
-      record.personaId,
-      version,
-      record.upstream ?? null,
-      record.model ?? null,
-    ]);
-    let line = lines.get(key);
-    if (line === undefined) {
-      line = {
-        accountId: record.accountId,
-        day,
-        personaId: record.personaId,
-        ...(byVersion ? { personaVersion: version ?? null } : {}),
-        upstream: record.upstream ?? null,
-        model: record.model ?? null,
-        requests: 0,
-        served: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        costMicros: 0,
-      };
-      lines.set(key, line);
-    }
-    line.requests += 1;
-    if (record.status === 200) line.served += 1;
-    line.inputTokens += record.inputTokens;
-    line.outputTokens += record.outputTokens;
-    line.costMicros += record.costMicros;
-  }
-  return [...lines.values()].sort(
-    (a, b) =>
-      a.day.localeCompare(b.day) ||
-      a.accountId.localeCompare(b.accountId) ||
-      compareNullsLast(a.personaId, b.personaId) ||
-      compareNullsLast(a.personaVersion, b.personaVersion) ||
-      compareNullsLast(a.upstream, b.upstream) ||
-      compareNullsLast(a.model, b.model),
-  );
 }

@@ -1,139 +1,21 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type Kysely, sql } from "kysely";
-import type { UsageRecordsTable } from "../billing/billing-tables.js";
+import { sql } from "kysely";
 import type { Logger } from "../logging/logger.js";
 import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-retention.js";
-import type { DatabaseSchema } from "../storage/schema.js";
-import type { Store } from "../storage/store.js";
-import { CARRIED_FORWARD_KIND } from "./retention-migration.js";
-import { RetentionPreflightError, retentionProblems } from "./retention-preflight.js";
-import { type RetentionSettings, retentionCutoff } from "./retention-settings.js";
-import { writeUsageArchive } from "./usage-archive.js";
+import type { Database, Store } from "../storage/store.js";
+import { CARRIED_FORWARD_KIND } from "./carried-forward.js";
+import { archiveRemovable } from "./retention-archive.js";
 import {
-  ensureUsagePartitions,
-  monthsAhead,
-  PARTITION_LOCK_TIMEOUT_MS,
-  type UsagePartition,
-  usagePartitioned,
-  usagePartitions,
-} from "./usage-partitions.js";
-
-/** The ID of the carried-forward ledger entry of an account and month (`YYYY-MM`). */
-export function carriedForwardId(accountId: string, month: string): string {
-  return `carried-forward:${month}:${accountId}`;
-}
-
-/** Amounts to carry forward (micro-units, signed), by `carried_forward` entry ID. */
-type CarriedSums = Map<string, { accountId: string; month: string; micros: number }>;
-
-/** Adds an amount of `accountId` dated `createdAt` (ISO 8601) to its month's sum. */
-function carry(sums: CarriedSums, accountId: string, createdAt: string, micros: number): void {
-  const month = createdAt.slice(0, 7);
-  const key = carriedForwardId(accountId, month);
-  const sum = sums.get(key) ?? { accountId, month, micros: 0 };
-  sum.micros += micros;
-  sums.set(key, sum);
-}
-
-/**
- * Adds each sum to its month's `carried_forward` entry (made when missing),
- * inside the caller's transaction.
- */
-async function carryForward(transaction: Db, sums: CarriedSums): Promise<void> {
-  for (const [id, sum] of sums) {
-    await transaction
-      .insertInto("balance_entries")
-      .values({
-        id,
-        account_id: sum.accountId,
-        kind: CARRIED_FORWARD_KIND,
-        amount_micros: sum.micros,
-        usage_id: null,
-        note: `entries of ${sum.month} carried forward by usage retention`,
-        created_at: `${sum.month}-01T00:00:00.000Z`,
-      })
-      .onConflict((conflict) =>
-        conflict.column("id").doUpdateSet({
-          amount_micros: sql`balance_entries.amount_micros + excluded.amount_micros`,
-        }),
-      )
-      .execute();
-  }
-}
-
-/** What the next run would remove. */
-export interface RetentionPreview {
-  /** Null when retention is off. */
-  days: number | null;
-  cutoff: string | null;
-  /** Usage rows older than the cutoff. */
-  usageRows: number;
-  /** Ledger entries older than the cutoff (carried-forward ones aside), to be rolled up. */
-  ledgerEntries: number;
-  archiveDir: string | null;
-  /** x402 payment rows older than the cutoff. */
-  paymentRows: number;
-  /**
-   * PostgreSQL: the monthly partitions of `usage_records` wholly older than
-   * the cutoff, dropped whole (unless a ledger entry still refers to one of
-   * their rows); empty on SQLite.
-   */
-  partitions: string[];
-}
-
-/** What a run did. */
-export interface RetentionReport {
-  cutoff: string | null;
-  /** `off`: retention is off; `busy`: another run (another instance) holds the work. */
-  skipped?: "off" | "busy";
-  usageRowsRemoved: number;
-  ledgerEntriesRolledUp: number;
-  /** x402 payment rows removed (older than the cutoff). */
-  paymentRowsRemoved: number;
-  /** Account-months whose carried-forward entry was made or grew. */
-  carriedForwardMonths: number;
-  /**
-   * Archive files written, with their row counts: every row the run
-   * removes (a row a newer ledger entry refers to is kept, and not archived).
-   */
-  archiveFiles: Array<{ file: string; rows: number }>;
-  /** Transactions that removed rows. */
-  batches: number;
-  /** SQLite: bytes the file gave back by incremental vacuum (0 on PostgreSQL or with auto_vacuum off). */
-  reclaimedBytes: number;
-  /** PostgreSQL: monthly partitions of `usage_records` dropped whole (their rows are in `usageRowsRemoved`). */
-  partitionsDropped: string[];
-  /** PostgreSQL: monthly partitions made ahead (the current month and the next two). */
-  partitionsCreated: string[];
-}
-
-/** A report of a run that removed nothing (yet). */
-function emptyReport(cutoff: string | null): RetentionReport {
-  return {
-    cutoff,
-    usageRowsRemoved: 0,
-    ledgerEntriesRolledUp: 0,
-    paymentRowsRemoved: 0,
-    carriedForwardMonths: 0,
-    archiveFiles: [],
-    batches: 0,
-    reclaimedBytes: 0,
-    partitionsDropped: [],
-    partitionsCreated: [],
-  };
-}
-
-/** Times a partition's drop tries for its lock ({@link PARTITION_LOCK_TIMEOUT_MS} each) before batched deletes take its rows. */
-const DROP_TRIES = 20;
-
-/** Key of the PostgreSQL advisory lock that one retention run holds ("persona-retention"). */
-export const RETENTION_LOCK_KEY = 7_302_026_026;
-
-type Db = Kysely<DatabaseSchema>;
-
-function nextDay(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
-}
+  type ReclaimSetup,
+  type RetentionDialect,
+  retentionDialectOf,
+} from "./retention-dialect.js";
+import { recordCutoff, rollUpLedger } from "./retention-ledger.js";
+import { RetentionPreflightError, retentionProblems } from "./retention-preflight.js";
+import { removeUsage } from "./retention-removal.js";
+import { emptyReport, type RetentionPreview, type RetentionReport } from "./retention-report.js";
+import type { RetentionRun } from "./retention-run.js";
+import { type RetentionSettings, retentionCutoff } from "./retention-settings.js";
 
 /**
  * Usage retention: removes usage rows older than the cutoff and rolls
@@ -156,12 +38,13 @@ function nextDay(day: string): string {
  * On PostgreSQL one instance at a time does the work (a session advisory
  * lock, tried, never waited for), and `usage_records` being partitioned by
  * month (migration 0013), a month wholly older than the cutoff is dropped
- * whole (`drop table`, which locks `usage_records` for a moment, waiting
- * at most {@link PARTITION_LOCK_TIMEOUT_MS} for it) instead of deleted row
- * by row; the month at the cutoff's edge and the default
+ * whole (`drop table`, which locks `usage_records` for a moment) instead
+ * of deleted row by row; the month at the cutoff's edge and the default
  * partition still go by batched deletes. Each run (and the start of the
  * background job) also makes the partitions of the current month and the
- * next two.
+ * next two. What differs by dialect is the store's {@link RetentionDialect}
+ * (sqlite/sqlite-retention.ts, postgres/postgres-retention.ts); the steps
+ * are retention-ledger.ts, retention-archive.ts and retention-removal.ts.
  */
 export class UsageRetention {
   private timer: NodeJS.Timeout | undefined;
@@ -169,6 +52,8 @@ export class UsageRetention {
   /** The partitions made when the job starts. */
   private starting: Promise<unknown> | undefined;
   private readonly stopping = new AbortController();
+  /** What the store's dialect does its own way, chosen once. */
+  private readonly dialect: RetentionDialect;
 
   constructor(
     private readonly store: Pick<
@@ -177,7 +62,9 @@ export class UsageRetention {
     >,
     readonly settings: RetentionSettings,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.dialect = retentionDialectOf(store.dialect);
+  }
 
   /** Counts what a run at `now` would remove. */
   async preview(now: Date = new Date()): Promise<RetentionPreview> {
@@ -218,7 +105,7 @@ export class UsageRetention {
       ledgerEntries: Number(ledger?.rows ?? 0) + Number(usage?.charges ?? 0),
       archiveDir,
       paymentRows: await countPaymentsBefore(database, cutoff),
-      partitions: (await this.droppablePartitions(database, cutoff)).map(
+      partitions: (await this.dialect.droppablePartitions(database, cutoff)).map(
         (partition) => partition.name,
       ),
     };
@@ -247,7 +134,9 @@ export class UsageRetention {
       // Checked before the lock's connection is asked for: an unreachable database is named too.
       const problems = await this.preflight({ create: true });
       if (problems.length > 0) throw new RetentionPreflightError(problems);
-      const report = await this.exclusively((database) => this.work(database, cutoff, now));
+      const report = await this.dialect.exclusively(this.store.database, (database) =>
+        this.work(database, cutoff, now),
+      );
       return report ?? { ...emptyReport(cutoff), skipped: "busy" };
     })();
     this.running = run;
@@ -257,18 +146,28 @@ export class UsageRetention {
   }
 
   /** One run's steps, after its preflight, on a connection that holds the retention lock. */
-  private async work(database: Db, cutoff: string, now: Date): Promise<RetentionReport> {
-    const report = emptyReport(cutoff);
-    const months = new Set<string>();
-    report.partitionsCreated = await this.makePartitions(database, now);
+  private async work(database: Database, cutoff: string, now: Date): Promise<RetentionReport> {
+    const run: RetentionRun = {
+      database,
+      cutoff,
+      batchSize: this.settings.batchSize,
+      report: emptyReport(cutoff),
+      months: new Set(),
+      stopped: () => this.stopped,
+      pause: () => this.pause(),
+    };
+    const { report } = run;
+    report.partitionsCreated = await this.dialect.makePartitions(database, now);
     // The file system's part first: a full disk fails the run before any row changed.
-    await this.archiveRemovable(database, cutoff, report);
+    if (this.settings.archiveDir !== undefined) {
+      await archiveRemovable(run, this.settings.archiveDir);
+    }
     if (this.stopped) return report;
-    await this.recordCutoff(database, cutoff);
-    await this.rollUpLedger(database, cutoff, report, months);
-    await this.dropPartitions(database, cutoff, report, months);
-    await this.removeUsage(database, cutoff, report, months);
-    report.carriedForwardMonths = months.size;
+    await recordCutoff(database, cutoff);
+    await rollUpLedger(run);
+    await this.dialect.dropPartitions(run);
+    await removeUsage(run);
+    report.carriedForwardMonths = run.months.size;
     const payments = await removePaymentsBefore(
       database,
       cutoff,
@@ -280,7 +179,7 @@ export class UsageRetention {
     );
     report.paymentRowsRemoved = payments.rows;
     report.batches += payments.batches;
-    if (this.store.dialect === "sqlite") report.reclaimedBytes = await this.vacuum(database);
+    report.reclaimedBytes = await this.dialect.reclaim(run);
     return report;
   }
 
@@ -299,11 +198,25 @@ export class UsageRetention {
    * PostgreSQL: makes the monthly partitions of `now`'s month and the next
    * two (under the retention lock; nothing when another instance holds it).
    *
-   * @returns the partitions made
+   * @returns the partitions made (none on SQLite)
    */
   async ensurePartitions(now: Date = new Date()): Promise<string[]> {
-    if (this.store.dialect !== "postgres") return [];
-    return (await this.exclusively((database) => this.makePartitions(database, now))) ?? [];
+    return (
+      (await this.dialect.exclusively(this.store.database, (database) =>
+        this.dialect.makePartitions(database, now),
+      )) ?? []
+    );
+  }
+
+  /**
+   * `persona-admin storage vacuum`: sets the store up so runs give freed
+   * space back (SQLite: rebuilds the file with `auto_vacuum =
+   * INCREMENTAL`, taking the write lock while it runs).
+   *
+   * @returns what was done, or why the store has nothing to do (PostgreSQL)
+   */
+  setUpReclaim(): Promise<ReclaimSetup> {
+    return this.dialect.setUpReclaim(this.store.location);
   }
 
   /**
@@ -313,7 +226,7 @@ export class UsageRetention {
    */
   start(firstRunMs = 60_000): void {
     if (this.timer !== undefined) return;
-    if (this.settings.days === null && this.store.dialect !== "postgres") return;
+    if (this.settings.days === null && !this.dialect.makesPartitions) return;
     const partitionsMade = (error: unknown) => {
       if (!this.stopping.signal.aborted) {
         this.logger?.error({ err: error }, "making usage partitions failed; tried again later");
@@ -373,359 +286,5 @@ export class UsageRetention {
     await delay(this.settings.pauseMs, undefined, { signal: this.stopping.signal }).catch(
       () => undefined,
     );
-  }
-
-  /** Runs `work` alone: on PostgreSQL under a session advisory lock; undefined when it is held. */
-  private async exclusively<T>(work: (database: Db) => Promise<T>): Promise<T | undefined> {
-    if (this.store.dialect !== "postgres") return work(this.store.database);
-    return this.store.database.connection().execute(async (connection) => {
-      const { rows } = await sql<{
-        locked: boolean;
-      }>`select pg_try_advisory_lock(${RETENTION_LOCK_KEY}) as locked`.execute(connection);
-      if (rows[0]?.locked !== true) return undefined;
-      try {
-        return await work(connection);
-      } finally {
-        await sql`select pg_advisory_unlock(${RETENTION_LOCK_KEY})`.execute(connection);
-      }
-    });
-  }
-
-  /** Makes the partitions ahead, on a connection that holds the retention lock. */
-  private async makePartitions(database: Db, now: Date): Promise<string[]> {
-    if (this.store.dialect !== "postgres" || !(await usagePartitioned(database))) return [];
-    return ensureUsagePartitions(database, monthsAhead(now));
-  }
-
-  /** PostgreSQL: the monthly partitions whose every possible row is older than the cutoff. */
-  private async droppablePartitions(database: Db, cutoff: string): Promise<UsagePartition[]> {
-    if (this.store.dialect !== "postgres" || !(await usagePartitioned(database))) return [];
-    return (await usagePartitions(database)).filter(
-      (partition) => partition.to !== null && partition.to <= cutoff,
-    );
-  }
-
-  /**
-   * PostgreSQL: drops each monthly partition wholly older than the cutoff
-   * (its rows archived by {@link archiveRemovable} before), folding the
-   * charges its rows carry (`charged_micros`, migration 0017) into the
-   * month's `carried_forward` entries in the drop's transaction. A partition a ledger entry still refers to is left to
-   * the batched deletes, which keep the rows referred to. Only entries that
-   * are not charges can: a charge entry (before migration 0017) is dated
-   * as its usage row (settlement and late charge wrote both from one input), so it was
-   * rolled up with the month; a refund (`adjustment`) is dated when it is
-   * made. So the check reads the non-charge entries that refer to usage
-   * (partial index `balance_entries_usage_refs`, migration 0013), not the
-   * month's rows. The reads use one core at most (no parallel workers),
-   * leaving the others to the request path. The request path writes rows
-   * dated now, never into such a month, so no row arrives between the
-   * archive and the drop; a row a newer entry refers to was not archived,
-   * and keeps its month from being dropped.
-   */
-  private async dropPartitions(
-    database: Db,
-    cutoff: string,
-    report: RetentionReport,
-    months: Set<string>,
-  ): Promise<void> {
-    for (const partition of await this.droppablePartitions(database, cutoff)) {
-      if (this.stopped) return;
-      const table = sql.table(partition.name);
-      const referenced = await sql<{
-        found: boolean;
-      }>`select exists (select 1 from balance_entries b
-          where b.kind <> 'charge' and b.usage_id is not null
-            and exists (select 1 from ${table} u where u.id = b.usage_id)) as found`.execute(
-        database,
-      );
-      if (referenced.rows[0]?.found !== false) continue;
-      const { counted, charges } = await database.transaction().execute(async (transaction) => {
-        await sql`set local max_parallel_workers_per_gather = 0`.execute(transaction);
-        const rows = await sql<{ rows: string }>`select count(*) as rows from ${table}`.execute(
-          transaction,
-        );
-        const charged = await sql<{
-          account_id: string;
-          month: string;
-          micros: string;
-          charges: string;
-        }>`select account_id, substr(created_at, 1, 7) as month, sum(charged_micros) as micros,
-            count(*) as charges
-          from ${table} where charged_micros > 0 group by 1, 2`.execute(transaction);
-        return { counted: rows, charges: charged.rows };
-      });
-      // The month's charges (migration 0017) go into its carried-forward entries with the drop.
-      const sums: CarriedSums = new Map();
-      for (const charge of charges) {
-        carry(sums, charge.account_id, charge.month, -Number(charge.micros));
-      }
-      for (let attempt = 1; attempt <= DROP_TRIES && !this.stopped; attempt += 1) {
-        try {
-          await database.transaction().execute(async (transaction) => {
-            await sql
-              .raw(`set local lock_timeout = ${PARTITION_LOCK_TIMEOUT_MS}`)
-              .execute(transaction);
-            await carryForward(transaction, sums);
-            await sql`drop table ${table}`.execute(transaction);
-          });
-        } catch (error) {
-          if ((error as { code?: unknown }).code !== "55P03") throw error;
-          await this.pause();
-          continue;
-        }
-        report.usageRowsRemoved += Number(counted.rows[0]?.rows ?? 0);
-        report.ledgerEntriesRolledUp += charges.reduce((sum, row) => sum + Number(row.charges), 0);
-        for (const id of sums.keys()) months.add(id);
-        report.partitionsDropped.push(partition.name);
-        report.batches += 1;
-        break;
-      }
-    }
-  }
-
-  /**
-   * The first UTC day in [from, to) that holds usage rows.
-   *
-   * @returns that day's bounds (its end is at most `to`), or null when no row is left in [from, to)
-   */
-  private async firstDayWithRows(
-    database: Db,
-    from: string,
-    to: string,
-  ): Promise<{ day: string; start: string; end: string } | null> {
-    const oldest = await database
-      .selectFrom("usage_records")
-      .select(sql<string | null>`min(created_at)`.as("created_at"))
-      .where("created_at", ">=", from)
-      .where("created_at", "<", to)
-      .executeTakeFirst();
-    if (oldest?.created_at == null) return null;
-    const day = oldest.created_at.slice(0, 10);
-    const end = nextDay(day) < to ? nextDay(day) : to;
-    return { day, start: `${day}T00:00:00.000Z`, end };
-  }
-
-  /**
-   * When `archiveDir` is set, archives every usage row the run will remove,
-   * one file per UTC day, before the run changes any row: the rows older
-   * than the cutoff that no ledger entry dated at or after the cutoff
-   * refers to (older entries are rolled up first, freeing their rows). A
-   * row archived but then kept (a refund made while the run goes) is
-   * archived again when it goes; the archive reads it once.
-   *
-   * @throws the file system's error (nothing in the database changed yet)
-   */
-  private async archiveRemovable(
-    database: Db,
-    cutoff: string,
-    report: RetentionReport,
-  ): Promise<void> {
-    const { archiveDir } = this.settings;
-    if (archiveDir === undefined) return;
-    let from = "";
-    while (!this.stopped) {
-      const span = await this.firstDayWithRows(database, from, cutoff);
-      if (span === null) return;
-      const written = await writeUsageArchive(
-        archiveDir,
-        span.day,
-        this.pages(database, span.start, span.end, cutoff),
-      );
-      if (written.file !== null)
-        report.archiveFiles.push({ file: written.file, rows: written.rows });
-      from = span.end;
-    }
-  }
-
-  private async recordCutoff(database: Db, cutoff: string): Promise<void> {
-    await database
-      .insertInto("retention_cutoff")
-      .values({ id: 1, cutoff })
-      .onConflict((conflict) =>
-        conflict.column("id").doUpdateSet({
-          cutoff: sql`case when excluded.cutoff > retention_cutoff.cutoff then excluded.cutoff else retention_cutoff.cutoff end`,
-        }),
-      )
-      .execute();
-  }
-
-  private async rollUpLedger(
-    database: Db,
-    cutoff: string,
-    report: RetentionReport,
-    months: Set<string>,
-  ): Promise<void> {
-    while (!this.stopped) {
-      const rolled = await database.transaction().execute(async (transaction) => {
-        const entries = await transaction
-          .selectFrom("balance_entries")
-          .select(["id", "account_id", "amount_micros", "created_at"])
-          .where("created_at", "<", cutoff)
-          .where("kind", "<>", CARRIED_FORWARD_KIND)
-          .orderBy("created_at")
-          .orderBy("id")
-          .limit(this.settings.batchSize)
-          .execute();
-        if (entries.length === 0) return { rolled: 0, months: [] };
-        const sums: CarriedSums = new Map();
-        for (const entry of entries) {
-          carry(sums, entry.account_id, entry.created_at, Number(entry.amount_micros));
-        }
-        await carryForward(transaction, sums);
-        await transaction
-          .deleteFrom("balance_entries")
-          .where(
-            "id",
-            "in",
-            entries.map((entry) => entry.id),
-          )
-          .execute();
-        return { rolled: entries.length, months: [...sums.keys()] };
-      });
-      if (rolled.rolled === 0) break;
-      for (const id of rolled.months) months.add(id);
-      report.ledgerEntriesRolledUp += rolled.rolled;
-      report.batches += 1;
-      await this.pause();
-    }
-  }
-
-  /**
-   * Usage rows in [from, to) that no ledger entry dated at or after
-   * `cutoff` refers to (the ones the run removes), a page at a time. Only
-   * non-charge entries are asked for (a charge entry is dated as its row:
-   * see {@link dropPartitions}), so PostgreSQL reads the partial index
-   * `balance_entries_usage_refs` (migration 0015).
-   */
-  private async *pages(
-    database: Db,
-    from: string,
-    to: string,
-    cutoff: string,
-  ): AsyncGenerator<UsageRecordsTable[]> {
-    let after: { createdAt: string; id: string } | undefined;
-    for (;;) {
-      let query = database
-        .selectFrom("usage_records")
-        .selectAll()
-        .where("created_at", ">=", from)
-        .where("created_at", "<", to)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("balance_entries")
-                .select("balance_entries.id")
-                .whereRef("balance_entries.usage_id", "=", "usage_records.id")
-                .where("balance_entries.kind", "<>", "charge")
-                .where("balance_entries.created_at", ">=", cutoff),
-            ),
-          ),
-        );
-      if (after !== undefined) {
-        const last = after;
-        query = query.where(({ or, and, eb }) =>
-          or([
-            eb("created_at", ">", last.createdAt),
-            and([eb("created_at", "=", last.createdAt), eb("id", ">", last.id)]),
-          ]),
-        );
-      }
-      const page = await query
-        .orderBy("created_at")
-        .orderBy("id")
-        .limit(this.settings.batchSize)
-        .execute();
-      if (page.length === 0) return;
-      yield page;
-      const last = page[page.length - 1];
-      if (last === undefined || page.length < this.settings.batchSize) return;
-      after = { createdAt: last.created_at, id: last.id };
-    }
-  }
-
-  /**
-   * Removes the usage rows older than the cutoff that nothing in the ledger
-   * refers to (archived by {@link archiveRemovable} before), a day at a
-   * time, in batches. Each batch
-   * folds the charges its rows carry (`charged_micros`, migration 0017)
-   * into their months' `carried_forward` entries in the same transaction
-   * as the delete, so the ledger's sum never moves.
-   */
-  private async removeUsage(
-    database: Db,
-    cutoff: string,
-    report: RetentionReport,
-    months: Set<string>,
-  ): Promise<void> {
-    let from = "";
-    while (!this.stopped) {
-      const span = await this.firstDayWithRows(database, from, cutoff);
-      if (span === null) return;
-      const { start: dayStart, end: dayEnd } = span;
-      while (!this.stopped) {
-        const removed = await database.transaction().execute(async (transaction) => {
-          const { rows } = await sql<{
-            id: string;
-            account_id: string;
-            created_at: string;
-            charged_micros: number | string;
-          }>`select u.id, u.account_id, u.created_at, u.charged_micros from usage_records u
-            where u.created_at >= ${dayStart} and u.created_at < ${dayEnd}
-              and not exists (select 1 from balance_entries b where b.usage_id = u.id and b.kind <> 'charge')
-            order by u.created_at, u.id limit ${this.settings.batchSize}`.execute(transaction);
-          if (rows.length === 0) return { rows: 0, charges: 0, months: [] };
-          const sums: CarriedSums = new Map();
-          let charges = 0;
-          for (const row of rows) {
-            const charged = Number(row.charged_micros);
-            if (charged <= 0) continue;
-            carry(sums, row.account_id, row.created_at, -charged);
-            charges += 1;
-          }
-          await carryForward(transaction, sums);
-          await transaction
-            .deleteFrom("usage_records")
-            .where("created_at", ">=", dayStart)
-            .where("created_at", "<", dayEnd)
-            .where(
-              "id",
-              "in",
-              rows.map((row) => row.id),
-            )
-            .execute();
-          return { rows: rows.length, charges, months: [...sums.keys()] };
-        });
-        if (removed.rows === 0) break;
-        for (const id of removed.months) months.add(id);
-        report.usageRowsRemoved += removed.rows;
-        report.ledgerEntriesRolledUp += removed.charges;
-        report.batches += 1;
-        await this.pause();
-      }
-      from = dayEnd;
-    }
-  }
-
-  /** SQLite: gives free pages back to the file system in steps; returns the bytes given back. */
-  private async vacuum(database: Db): Promise<number> {
-    const mode = await sql<{ auto_vacuum: number }>`pragma auto_vacuum`.execute(database);
-    if (Number(mode.rows[0]?.auto_vacuum) !== 2) return 0;
-    const pageSize = Number(
-      (await sql<{ page_size: number }>`pragma page_size`.execute(database)).rows[0]?.page_size,
-    );
-    let reclaimed = 0;
-    while (!this.stopped) {
-      const free = await sql<{
-        freelist_count: number;
-      }>`pragma freelist_count`.execute(database);
-      const pages = Number(free.rows[0]?.freelist_count ?? 0);
-      if (pages === 0) break;
-      const step = Math.min(pages, Math.max(this.settings.batchSize, 256));
-      await sql.raw(`pragma incremental_vacuum(${step})`).execute(database);
-      reclaimed += step * pageSize;
-      await this.pause();
-    }
-    // The file itself shrinks at the next checkpoint of the write-ahead log.
-    return reclaimed;
   }
 }

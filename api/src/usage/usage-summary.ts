@@ -1,5 +1,5 @@
-import type { Endpoint } from "../billing/usage-store.js";
 import type { Database } from "../storage/store.js";
+import type { Endpoint } from "./usage-record.js";
 
 /** Days the `/usage` page covers: today (UTC) and the 29 before it. */
 export const USAGE_PAGE_DAYS = 30;

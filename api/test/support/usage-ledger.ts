@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
-import { CARRIED_FORWARD_KIND, type UsageRecordsTable } from "../../src/billing/billing-tables.js";
-import { type UsageInput, usageRow } from "../../src/billing/usage-store.js";
 import type { Database } from "../../src/storage/store.js";
+import { CARRIED_FORWARD_KIND } from "../../src/usage/carried-forward.js";
+import { type UsageInput, usageRow } from "../../src/usage/usage-record.js";
+import type { UsageRecordsTable } from "../../src/usage/usage-tables.js";
 
 // Usage rows written straight into the table, as settlement and
 // admission write them (a charged row carries its charge, migration

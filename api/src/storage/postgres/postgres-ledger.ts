@@ -1,6 +1,11 @@
 import type pg from "pg";
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
+import {
+  USAGE_COLUMN_TYPES,
+  type UsageColumn,
+  usageColumnsExcept,
+} from "../../usage/usage-columns.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
 import type {
@@ -16,55 +21,39 @@ import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "./ledger-funct
 import { queryWithin } from "./postgres-pool.js";
 
 /**
- * The usage row's columns that every write fills. The route target that
- * answered (`upstream`, `model`, migration 0006) is written by the
- * statements that write served rows (settle, record); refusals and
- * failures leave it null.
+ * The usage row's columns that every write fills: all but the route
+ * target that answered (`upstream`, `model`, migration 0006), written by
+ * the statements that write served rows (settle, record) while refusals
+ * and failures leave it null, and the charge (`charged_micros`, migration
+ * 0017), which only a settlement writes.
  */
-const USAGE_COLUMNS =
-  "id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens, cost_micros, request_id, payment_method, payment_reference, persona_version";
+const FILLED_COLUMNS = usageColumnsExcept("upstream", "model", "charged_micros");
 
-/** The usage row's values in {@link USAGE_COLUMNS} order. */
-function usageValues(row: UsageRecordsTable | undefined): unknown[] {
-  if (row === undefined) return Array.from({ length: 14 }, () => null);
-  return [
-    row.id,
-    row.created_at,
-    row.account_id,
-    row.api_key_id,
-    row.persona_id,
-    row.endpoint,
-    row.status,
-    row.input_tokens,
-    row.output_tokens,
-    row.cost_micros,
-    row.request_id,
-    row.payment_method,
-    row.payment_reference,
-    row.persona_version,
-  ];
+/** The usage columns a single row's statement writes: all but the charge (a settlement's alone). */
+const RECORDED_COLUMNS = usageColumnsExcept("charged_micros");
+
+/**
+ * The usage columns a settlement batch takes per request besides its
+ * reservation: the charged account is the settlement's own `account_id`,
+ * and `cost_micros` and `charged_micros` are both the charge the statement
+ * works out.
+ */
+const SETTLED_COLUMNS = usageColumnsExcept("account_id", "cost_micros", "charged_micros");
+
+/** The usage row's values of `columns`, in their order; all null without a row. */
+function usageValues(
+  row: UsageRecordsTable | undefined,
+  columns: readonly UsageColumn[] = FILLED_COLUMNS,
+): unknown[] {
+  return columns.map((column) => row?.[column] ?? null);
 }
 
-/** Types of the usage row's columns, in {@link USAGE_COLUMNS} order, for typed placeholders. */
-const USAGE_TYPES = [
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "text",
-  "int",
-  "int",
-  "int",
-  "bigint",
-  "text",
-  "text",
-  "text",
-  "int",
-];
-
-const usagePlaceholders = (from: number) =>
-  USAGE_TYPES.map((type, index) => `$${from + index}::${type}`).join(", ");
+/** Typed placeholders of `columns` from `$from` on (`$4::text, $5::text, …`); `[]` makes them arrays (unnest). */
+function usagePlaceholders(columns: readonly UsageColumn[], from: number, suffix: "" | "[]" = "") {
+  return columns
+    .map((column, index) => `$${from + index}::${USAGE_COLUMN_TYPES[column]}${suffix}`)
+    .join(", ");
+}
 
 /**
  * The admissions of concurrent requests in one statement and one commit
@@ -184,11 +173,11 @@ from decided d order by d.ord`;
 
 /**
  * The usage rows of an admission batch's refusals, in one insert (arrays in
- * {@link USAGE_COLUMNS} order), on the durable pool: its commit waits for
+ * {@link FILLED_COLUMNS} order), on the durable pool: its commit waits for
  * the WAL flush, so a refusal is on disk before it is answered.
  */
-const REFUSALS_SQL = `insert into usage_records (${USAGE_COLUMNS})
-select * from unnest(${USAGE_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(", ")})`;
+const REFUSALS_SQL = `insert into usage_records (${FILLED_COLUMNS.join(", ")})
+select * from unnest(${usagePlaceholders(FILLED_COLUMNS, 1, "[]")})`;
 
 /**
  * The settlements of concurrent requests in one statement (group commit,
@@ -201,12 +190,8 @@ select * from unnest(${USAGE_TYPES.map((type, index) => `$${index + 1}::${type}[
  * locks its row itself (no lock record before it).
  */
 const SETTLE_BATCH_SQL = `with input as (
-  select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[],
-    $7::text[], $8::text[], $9::text[], $10::int[], $11::int[], $12::int[], $13::text[], $14::text[], $15::text[],
-    $16::text[], $17::text[], $18::int[])
-  as t(reservation_id, account_id, held, cost, usage_id, created_at, api_key_id, persona_id, endpoint,
-    status, input_tokens, output_tokens, request_id, payment_method, payment_reference, upstream, model,
-    persona_version)
+  select * from unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], ${usagePlaceholders(SETTLED_COLUMNS, 5, "[]")})
+  as t(reservation_id, account_id, held, cost, ${SETTLED_COLUMNS.join(", ")})
 ), released as (
   delete from balance_reservations r using input i where r.id = i.reservation_id returning r.id
 ), charged as (
@@ -220,12 +205,11 @@ const SETTLE_BATCH_SQL = `with input as (
   select ${SETTLE_ACCOUNTS_FUNCTION}(array_agg(account_id), array_agg(charge::bigint), array_agg(held::bigint)) as accounts
   from totals where charge > 0 or held > 0
 ), usage_rows as (
-  insert into usage_records (${USAGE_COLUMNS}, upstream, model, charged_micros)
-  select usage_id, created_at, account_id, api_key_id, persona_id, endpoint, status, input_tokens, output_tokens,
-    charge, request_id, payment_method, payment_reference, persona_version, upstream, model, charge from charged
+  insert into usage_records (${SETTLED_COLUMNS.join(", ")}, account_id, cost_micros, charged_micros)
+  select ${SETTLED_COLUMNS.join(", ")}, account_id, charge, charge from charged
   returning id
 )
-select usage_id, was_held, charge, (select accounts from updated) as accounts from charged`;
+select id as usage_id, was_held, charge, (select accounts from updated) as accounts from charged`;
 
 /**
  * A settlement whose reservation was already released (the sweeper): the
@@ -246,13 +230,13 @@ const RELEASE_SQL = `with removed as (
   update accounts set reserved_micros = reserved_micros - $3::bigint
   where id = $2::text and exists (select 1 from removed) returning id
 ), usage_row as (
-  insert into usage_records (${USAGE_COLUMNS})
-  select ${usagePlaceholders(4)} where $4::text is not null and exists (select 1 from removed) returning id
+  insert into usage_records (${FILLED_COLUMNS.join(", ")})
+  select ${usagePlaceholders(FILLED_COLUMNS, 4)} where $4::text is not null and exists (select 1 from removed) returning id
 )
 select exists (select 1 from removed) as released, (select count(*) from updated) + (select count(*) from usage_row) as written`;
 
 /** A usage row by itself, with the route target that answered (x402 rows; null on failures). */
-const RECORD_SQL = `insert into usage_records (${USAGE_COLUMNS}, upstream, model) values (${usagePlaceholders(1)}, $15::text, $16::text)`;
+const RECORD_SQL = `insert into usage_records (${RECORDED_COLUMNS.join(", ")}) values (${usagePlaceholders(RECORDED_COLUMNS, 1)})`;
 
 type CounterRow = Record<
   "minute_start" | "minute_count" | "hour_start" | "hour_count" | "day_start" | "day_count",
@@ -360,7 +344,7 @@ export class PostgresLedger implements Ledger {
       await queryWithin(this.pool, deadline, {
         name: "persona_record_refusals",
         text: REFUSALS_SQL,
-        values: USAGE_TYPES.map((_type, index) => refusals.map((values) => values[index])),
+        values: FILLED_COLUMNS.map((_column, index) => refusals.map((values) => values[index])),
       });
     }
     return items.map(({ input }, index) => {
@@ -407,20 +391,7 @@ export class PostgresLedger implements Ledger {
       column((input) => input.accountId),
       column((input) => input.heldMicros),
       column((input) => input.costMicros),
-      column((input) => input.usage.id),
-      column((input) => input.usage.created_at),
-      column((input) => input.usage.api_key_id),
-      column((input) => input.usage.persona_id),
-      column((input) => input.usage.endpoint),
-      column((input) => input.usage.status),
-      column((input) => input.usage.input_tokens),
-      column((input) => input.usage.output_tokens),
-      column((input) => input.usage.request_id),
-      column((input) => input.usage.payment_method),
-      column((input) => input.usage.payment_reference),
-      column((input) => input.usage.upstream),
-      column((input) => input.usage.model),
-      column((input) => input.usage.persona_version),
+      ...SETTLED_COLUMNS.map((name) => column((input) => input.usage[name])),
     ];
     const rows = await this.withRetry(() =>
       queryWithin<{ usage_id: string; was_held: boolean; charge: number | string }>(
@@ -468,7 +439,7 @@ export class PostgresLedger implements Ledger {
       queryWithin(this.pool, deadline, {
         name: "persona_record_usage",
         text: RECORD_SQL,
-        values: [...usageValues(usage), usage.upstream, usage.model],
+        values: usageValues(usage, RECORDED_COLUMNS),
       }),
     );
   }

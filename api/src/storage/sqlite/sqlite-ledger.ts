@@ -1,6 +1,7 @@
 import type { Statement } from "better-sqlite3";
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
+import { USAGE_COLUMNS } from "../../usage/usage-columns.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -44,29 +45,7 @@ const CONSUME_SQL = (() => {
   return `update rate_limit_buckets set ${sets.join(", ")} where bucket = $bucket and ${conditions.join(" and ")} returning minute_start, minute_count, hour_start, hour_count, day_start, day_count`;
 })();
 
-const USAGE_COLUMNS = [
-  "id",
-  "created_at",
-  "account_id",
-  "api_key_id",
-  "persona_id",
-  "endpoint",
-  "status",
-  "input_tokens",
-  "output_tokens",
-  "cost_micros",
-  "request_id",
-  "payment_method",
-  "payment_reference",
-  // The route target that answered (migration 0006); null on refusals and failures.
-  "upstream",
-  "model",
-  // The persona version that answered (migration 0010).
-  "persona_version",
-  // What the request took from the balance (migration 0017): the ledger's charge.
-  "charged_micros",
-] as const;
-
+/** Every column of the usage row: refusals, failures and settlements alike. */
 const INSERT_USAGE_SQL = `insert into usage_records (${USAGE_COLUMNS.join(", ")}) values (${USAGE_COLUMNS.map(() => "?").join(", ")})`;
 
 function usageValues(row: UsageRecordsTable): unknown[] {

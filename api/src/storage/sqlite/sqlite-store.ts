@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { Kysely, sql } from "kysely";
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
 import type { Logger } from "../../logging/logger.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
 import type {

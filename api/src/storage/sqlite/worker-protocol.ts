@@ -1,4 +1,4 @@
-import type { UsageRecordsTable } from "../../billing/billing-tables.js";
+import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { AdmitInput, ReleaseInput, SettleInput } from "../ledger.js";
 import type { StorageFailureData } from "../storage-error.js";
 

@@ -1,0 +1,63 @@
+import type { Database, DatabaseDialect } from "../storage/store.js";
+import { postgresRetention } from "./postgres/postgres-retention.js";
+import type { RetentionRun } from "./retention-run.js";
+import { sqliteRetention } from "./sqlite/sqlite-retention.js";
+import type { UsagePartition } from "./usage-partitions.js";
+
+/** What `persona-admin storage vacuum` did, or why the store has nothing to do. */
+export type ReclaimSetup = { autoVacuum: "incremental" | "unchanged" } | { unsupported: string };
+
+/**
+ * What retention does differently on each dialect, behind one interface
+ * (as the request path's ledger is): SQLite gives freed pages back to the
+ * file; PostgreSQL holds one run at a time across instances and keeps
+ * `usage_records` in monthly partitions, dropped whole. Chosen once, by
+ * {@link retentionDialectOf}.
+ */
+export interface RetentionDialect {
+  /** True when the store has partitions to make ahead, so the job runs with retention off too. */
+  readonly makesPartitions: boolean;
+  /**
+   * Runs `work` alone across instances, on a connection of its own.
+   *
+   * @returns what `work` returned; undefined when another run holds the work
+   */
+  exclusively<T>(
+    database: Database,
+    work: (database: Database) => Promise<T>,
+  ): Promise<T | undefined>;
+  /**
+   * Makes the partitions of `now`'s month and the months ahead that are
+   * missing (under the retention lock).
+   *
+   * @returns the partitions made
+   */
+  makePartitions(database: Database, now: Date): Promise<string[]>;
+  /** The partitions whose every possible row is older than `cutoff` (ISO 8601 UTC). */
+  droppablePartitions(database: Database, cutoff: string): Promise<UsagePartition[]>;
+  /**
+   * Drops whole the partitions wholly older than the run's cutoff (their
+   * rows archived before), folding their charges into the months'
+   * carried-forward entries; counts what went into the run's report.
+   */
+  dropPartitions(run: RetentionRun): Promise<void>;
+  /** Gives the space the run freed back to the file system; returns the bytes given back. */
+  reclaim(run: RetentionRun): Promise<number>;
+  /**
+   * Sets up the store so runs can give space back (`persona-admin storage
+   * vacuum`, once, for stores made before).
+   *
+   * @param location - the store's location (`Store.location`)
+   */
+  setUpReclaim(location: string): Promise<ReclaimSetup>;
+}
+
+const RETENTION_DIALECTS: Readonly<Record<DatabaseDialect, RetentionDialect>> = {
+  sqlite: sqliteRetention,
+  postgres: postgresRetention,
+};
+
+/** The retention dialect of a store's dialect. */
+export function retentionDialectOf(dialect: DatabaseDialect): RetentionDialect {
+  return RETENTION_DIALECTS[dialect];
+}
