@@ -6,7 +6,7 @@ import { ADD_ENTRY, addUsage, REMOVE_ENTRY, removeUsage } from "./usage-migratio
  * The ledger kind of the one entry per account and month that stands for
  * removed entries, as this migration's triggers name it (and 0014's, 0017's
  * after it). The migration's own copy; live code reads
- * `CARRIED_FORWARD_KIND` from `billing/billing-tables.ts`.
+ * `CARRIED_FORWARD_KIND` from `usage/carried-forward.ts`.
  */
 export const CARRIED_FORWARD_KIND = "carried_forward";
 
