@@ -27,7 +27,7 @@ export const ERROR_MEANINGS = {
   storage_unavailable:
     "the database or Redis did not answer within its deadline (or cannot write): retry after `Retry-After` seconds; nothing was charged",
   route_unservable:
-    "no upstream of the persona's model route is configured on the instance that answered (an operator's mistake); nothing was charged, and a retry may reach an instance that serves it",
+    "the persona cannot be served by the instance that answered (a configuration problem on the service's side); nothing was charged, and a retry may reach an instance that serves it",
   metrics_token_required: "the metrics token was not sent as a bearer token",
   metrics_loopback_only: "no metrics token is configured and the client is not on loopback",
   host_not_allowed:
