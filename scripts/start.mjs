@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm start: builds what changed (scripts/build.mjs), then runs the service
-// and, beside it, the example app (spec §4.6) configured from the .env the
+// and, beside it, the example app (docs/API.md §4.6) configured from the .env the
 // service's first run wrote. Both are stopped together on Ctrl-C or SIGTERM
 // — to this process, or to the npm process that runs it, which passes the
 // signal on (the root package.json `exec`s this script, so no shell stands

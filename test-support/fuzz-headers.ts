@@ -2,7 +2,7 @@ import zlib from "node:zlib";
 import fc from "fast-check";
 import type { WireRequest } from "./raw-http.js";
 
-// Hostile headers for the fuzz suites (issue 13): content types and
+// Hostile headers for the fuzz suites: content types and
 // charsets, content encodings (real, unknown and lying), Content-Length
 // that lies, repeated key headers, and harmless extras — applied to a
 // well-formed request of a route family. Each mutation says what it alone

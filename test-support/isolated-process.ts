@@ -4,7 +4,7 @@ import path from "node:path";
 
 // Tests are hermetic: a process they start (the service, persona-admin)
 // reads no variable of the developer's shell about this service, and no
-// `.env` or `data/` of the checkout they run in (issue 29).
+// `.env` or `data/` of the checkout they run in.
 
 /** Variables of the service and its clients a developer's shell (or `npm start`) may hold. */
 const SERVICE_VARIABLE = /^(?:PERSONA_|SERVICE_)/u;

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
-/** A running process that performs the browser login of spec §4.5, with what it printed so far. */
+/** A running process that performs the browser login of docs/API.md §4.5, with what it printed so far. */
 export interface LoginProcess {
   child: ChildProcess;
   stdout(): string;

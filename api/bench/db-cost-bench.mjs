@@ -1,5 +1,5 @@
 // npm run bench:db-cost (api; also part of npm run bench): what one
-// /api/v1/generate request costs the database (issue 27), so that changes to
+// /api/v1/generate request costs the database, so that changes to
 // the request path can be measured before and after with one command.
 //
 // PostgreSQL runs as a private cluster of this benchmark (initdb into the
@@ -860,7 +860,7 @@ async function main() {
       "",
       ...walKindLines(rows),
       ...walTableLines(rows),
-      "Targets (issue 27):",
+      "Targets:",
       "",
       ...rows.map(
         ({ scenario, figures }) =>

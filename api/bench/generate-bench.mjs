@@ -1,5 +1,5 @@
 // npm run bench (api): how fast the request path is next to the framework under
-// it and the gateway users compare it with (issue 14), measured in one run,
+// it and the gateway users compare it with, measured in one run,
 // interleaved, on the same machine, as ratios:
 //
 // - references: a bare node:http JSON handler, a minimal express 5 JSON route,
@@ -16,7 +16,7 @@
 // overhead a user pays), and the CPU time per request of the service's threads
 // (main thread, SQLite storage workers). Results go to docs/BENCHMARKS.md.
 //
-// The overhead at 200 requests/s (issue 27) has its own section,
+// The overhead at 200 requests/s has its own section,
 // "generate-overhead": BENCH_OVERHEAD_ROUNDS (5) interleaved rounds of
 // BENCH_OVERHEAD_SECONDS (10) per target with an open-loop paced client
 // (sub-millisecond times), and autocannon's `overallRate` for comparison with
@@ -128,7 +128,7 @@ async function measureOverhead(expressTarget, sqliteTarget) {
         `| ${index + 1} | ${ms(row.paced.sqlite.p99 - row.paced.express.p99)} | ${row.service.settleP99} / ${row.service.settleMax} | ${row.service.admitP99} | ${ms(row.service.loopMaxMs)} |`,
     ),
     "",
-    "Targets (issue 27, paced client):",
+    "Targets (paced client):",
     "",
     `- p50 < ${OVERHEAD_TARGET.p50} ms above express: ${verdict(overhead.p50, OVERHEAD_TARGET.p50)}`,
     `- p99 < ${OVERHEAD_TARGET.p99} ms above express: ${verdict(overhead.p99, OVERHEAD_TARGET.p99)}`,
@@ -357,7 +357,7 @@ async function main(postgresUrl, postgresSkipped) {
     "|---|---:|---:|---:|---:|",
     ...targets.map((target) => row(target.name)),
     "",
-    "Targets (issue 14):",
+    "Targets:",
     "",
     `- SQLite /generate ≥ 0.5 × express: ${verdict(ratio("/generate, SQLite (offline engine)"), 0.5)}`,
     `- /generate through an instant upstream ≥ 0.35 × express: ${verdict(ratio("/generate, SQLite → mock upstream"), 0.35)}; and above Portkey in front of the same upstream: ${verdict(get("/generate, SQLite → mock upstream").rps / get("Portkey gateway → mock upstream").rps, 1)}`,

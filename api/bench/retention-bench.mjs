@@ -1,6 +1,6 @@
 // npm run bench:retention (api): usage retention on a store of 10 million usage
-// rows while POST /api/v1/generate runs at a fixed 200 requests/s (issue 26
-// "Bounded history": p99 of /generate during the run within 10 % of without
+// rows while POST /api/v1/generate runs at a fixed 200 requests/s (target:
+// p99 of /generate during the run within 10 % of without
 // it; database or file size before and after), on PostgreSQL (monthly
 // partitions: the month wholly older than the cutoff is dropped) and SQLite
 // (batched deletes, then incremental_vacuum).

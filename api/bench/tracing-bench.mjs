@@ -1,5 +1,5 @@
 // npm run bench:tracing (api; also part of npm run bench): what OpenTelemetry
-// tracing costs on the request path (issue 26). Two services built from
+// tracing costs on the request path. Two services built from
 // api/dist on their own SQLite files, each with a persona routed to an
 // instant OpenAI-compatible upstream (mock-upstream.mjs): one with tracing
 // off (no OTEL_* set: the SDK is never loaded), one with tracing on, every

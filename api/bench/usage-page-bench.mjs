@@ -1,5 +1,5 @@
 // npm run bench:usage (api): how long the customer's /usage page takes for a
-// customer with a million usage rows on SQLite (issue 17, target < 300 ms).
+// customer with a million usage rows on SQLite (target < 300 ms).
 //
 // A fresh SQLite store gets one account with 8 personas and 3 keys, then a
 // million usage rows (and the million `charge` ledger entries they come with)

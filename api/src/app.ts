@@ -82,7 +82,7 @@ export function createApp(services: Services): Express {
   api.use(createModelsRouter(services));
   app.use(API_PREFIX, api);
 
-  // Browser playground and the browser login route (spec §1.6, §4.5, §5.3): server-rendered pages.
+  // Browser playground and the browser login route (docs/API.md §1.6, §4.5, §5.3): server-rendered pages.
   const sessionLifetimeMs = services.config.PERSONA_SESSION_TTL_HOURS * 3_600_000;
   const web = createWebSupport(services, new SessionStore(services.database, sessionLifetimeMs));
   app.use(createLandingRouter(web));
@@ -98,7 +98,7 @@ export function createApp(services: Services): Express {
       });
     });
   }
-  // Under /api/v1 the clients are completions-style ones (spec §4.3): they parse this object.
+  // Under /api/v1 the clients are completions-style ones (docs/API.md §4.3): they parse this object.
   app.use(API_PREFIX, (request, response) => {
     setErrorStyle(response, "completions");
     throw new ServiceError(

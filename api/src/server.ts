@@ -14,7 +14,7 @@ export interface RunningServer {
   url: string;
   port: number;
   /**
-   * Drains and stops (issue 13): refuses new connections, closes idle
+   * Drains and stops: refuses new connections, closes idle
    * keep-alive ones, answers the requests in flight with `Connection: close`
    * (and any that arrive meanwhile on an open connection), closes whatever is
    * still open at the drain deadline, then closes the store. The instance's

@@ -38,7 +38,7 @@ export interface Services {
   tracing?: Tracing;
   /** The request pipeline's dependencies (pipeline/metered-request.ts). */
   pipeline: PipelineContext;
-  /** Usage retention (issue 26): its background job is started by the server. */
+  /** Usage retention: its background job is started by the server. */
   retention: UsageRetention;
   /**
    * This instance's row of which upstreams it can serve, for `persona-admin`'s

@@ -15,7 +15,7 @@ import {
 import { closeStore, openStore } from "./support/test-store.js";
 import { refusedUsage } from "./support/usage-ledger.js";
 
-// Concurrent admissions decided together (issue 27: on PostgreSQL one
+// Concurrent admissions decided together (on PostgreSQL one
 // statement per batch) answer each request as if it had come alone, in
 // order: the counters it saw, a balance never overrun, and a refusal row
 // for every refused request.

@@ -103,7 +103,7 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
     expect(sent?.body.max_tokens).toBe(MAX_OUTPUT_TOKENS);
     expect(sent?.body.system).toMatch(/^You are Juniper/u);
     expect(sent?.body.system).toMatch(/garden planner/u);
-    // The opening assistant turn is context in `system`: the turns start with the user (issue 29).
+    // The opening assistant turn is context in `system`: the turns start with the user.
     expect(sent?.body.system).toMatch(
       /opened with this message from you \(the assistant\)[^\n]*\n\nWelcome to the club!$/u,
     );

@@ -70,9 +70,9 @@ const GAP = String.raw`(?:\s|\*|//)+`;
 // One reference: §N, §N.M, a range §N.M–N.K, and optionally "rule(s) …",
 // "format(s) …" or "row(s) …" after it.
 const REFERENCE = String.raw`§(\d+)(?:\.(\d+))?(?:[–-](\d+)(?:\.(\d+))?)?(?:${GAP}(rules?|formats?|rows?)${GAP}(\d+)(?:(?:[–-]|${GAP}and${GAP})(\d+))?)?`;
-/** A citation starts with "spec §" (the old name) or "docs/API.md §"… */
+/** A citation starts with "docs/API.md §" (or "spec §", the older form)… */
 const CITATION = new RegExp(String.raw`\b(?:spec|docs/API\.md)${GAP}${REFERENCE}`, "giu");
-/** …and may go on with more references: "spec §5.6, §7 rows 402 and 429". */
+/** …and may go on with more references: "docs/API.md §5.6, §7 rows 402 and 429". */
 const FOLLOWING = new RegExp(`^(?:,|;|${GAP}and)${GAP}${REFERENCE}`, "iu");
 
 function span(from: number, to: number | undefined): number[] {

@@ -10,7 +10,7 @@ afterAll(() => service.stop());
 
 const body = () => ({ personaId: service.persona.id, messages: [{ role: "user", content: "hi" }] });
 
-describe("authentication (spec §5.1–5.2, §7 row 401)", () => {
+describe("authentication (docs/API.md §5.1–5.2, §7 row 401)", () => {
   it("accepts the key in x-api-key or as Authorization: Bearer", async () => {
     const viaHeader = await service.post("/api/v1/generate", body());
     expect(viaHeader.status).toBe(200);
@@ -45,7 +45,7 @@ describe("authentication (spec §5.1–5.2, §7 row 401)", () => {
     expect(await conflicting.text()).toMatch(/different keys/u);
   });
 
-  it("answers 401 to two Authorization or two x-api-key headers with different keys, in each endpoint's format (issue 13)", async () => {
+  it("answers 401 to two Authorization or two x-api-key headers with different keys, in each endpoint's format", async () => {
     const { key: other } = await service.services.keys.create(service.accountId, "another");
     const send = (path: string, headers: Record<string, string | string[]>, payload: unknown) =>
       rawRequest(service.url, path, { method: "POST", headers, body: payload });

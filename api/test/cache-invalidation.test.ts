@@ -14,7 +14,7 @@ import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 
 // Keys, accounts and personas are served from each instance's memory
-// (issue 14); a change made anywhere — another instance, the operator CLI,
+//; a change made anywhere — another instance, the operator CLI,
 // the test process — must reach every instance within a second.
 
 const WITHIN_MS = 1_000;

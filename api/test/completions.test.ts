@@ -19,7 +19,7 @@ async function completionError(body: unknown, status = 400, headers?: Record<str
   return completionErrorBodySchema.strict().parse(await response.json()).error;
 }
 
-describe("POST /api/v1/completions (spec §4.3)", () => {
+describe("POST /api/v1/completions (docs/API.md §4.3)", () => {
   it("answers a prompt in the text_completion shape without usage", async () => {
     const before = Math.floor(Date.now() / 1000);
     const response = await service.post("/api/v1/completions", {
@@ -117,7 +117,7 @@ describe("POST /api/v1/completions (spec §4.3)", () => {
     expect(single.choices[0]?.text).toBe(expectedTail);
   });
 
-  describe("errors use { error: { message, type, param, code: null } } (spec §7.3–7.4)", () => {
+  describe("errors use { error: { message, type, param, code: null } } (docs/API.md §7.3–7.4)", () => {
     it("missing model → invalid_request_error with param model", async () => {
       const error = await completionError({ prompt: "hi" });
       expect(error).toMatchObject({ type: "invalid_request_error", param: "model", code: null });

@@ -41,7 +41,7 @@ const BAD_URLS = [
   ["a MySQL URL", "mysql://u:S3cretPw42@h/db"],
 ];
 
-describe("a database URL of another scheme stops start-up (issue 13)", () => {
+describe("a database URL of another scheme stops start-up", () => {
   for (const [name, url] of BAD_URLS) {
     for (const [program, script, args] of [
       ["the service", MAIN_SCRIPT, []],
@@ -65,7 +65,7 @@ describe("a database URL of another scheme stops start-up (issue 13)", () => {
   });
 });
 
-describe("persona-admin has no side effects before a command runs (issue 13)", () => {
+describe("persona-admin has no side effects before a command runs", () => {
   it.each([
     ["--help", ["--help"], 0, /Usage: persona-admin/u],
     ["help of a subcommand", ["key", "--help"], 0, /Usage: persona-admin key/u],

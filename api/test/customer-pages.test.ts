@@ -8,7 +8,7 @@ import { writeUpstreamsFile } from "./support/upstreams-file.js";
 
 // What a signed-in customer reads, over plain HTTP: every page, the
 // playground's answers and the API's headers. The customer never picks or
-// sees a model (spec §1.5): no upstream or model name, no operator note, no
+// sees a model (docs/API.md §1.5): no upstream or model name, no operator note, no
 // configuration variable and no citation of the specification reaches them;
 // the persona's name, version and release note do. The operator keeps the
 // targets (persona-admin, logs, metrics, traces).

@@ -13,7 +13,7 @@ import {
   writeChargedUsage,
 } from "./support/usage-ledger.js";
 
-// Migration 0019 (issue 27, WAL per request): a usage row's charge is
+// Migration 0019 (WAL per request): a usage row's charge is
 // summed in its own daily-totals row (`usage_daily_totals.charged_micros`)
 // instead of in `balance_daily_totals`. Charges counted there before stay
 // there; the day's ledger sum (balance_daily_totals less the usage totals'

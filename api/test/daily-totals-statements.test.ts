@@ -9,7 +9,7 @@ import { closeStore, createCustomer, openStore, type StoreCustomer } from "./sup
 import { bigintsAsNumbers, ledgerSumsByDay, readDailyTotals } from "./support/usage-ledger.js";
 
 // The daily totals stay exactly the sums of the rows when one statement
-// writes many rows (issue 27: on PostgreSQL the totals are kept per
+// writes many rows (on PostgreSQL the totals are kept per
 // statement, migration 0014): multi-row inserts, updates that move rows
 // between days and personas, deletes; retention's deletes leave them.
 // The ledger's sums count both kinds of charge: `charge` entries (before

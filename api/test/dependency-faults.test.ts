@@ -16,7 +16,7 @@ import {
 } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 
-// PostgreSQL and Redis failing under a running service (issue 13): backends
+// PostgreSQL and Redis failing under a running service: backends
 // terminated under load, a database and a Redis that stop answering without
 // a reset (a TCP proxy of the test's own that stops forwarding). The service
 // never dies, never hangs past its deadlines, says so in /readyz, recovers by

@@ -94,7 +94,7 @@ describeWithBrowser("the API reference page (/docs) in a real browser", () => {
     await page.waitForFunction('window.location.hash === "#tag/API/operation/personify"');
     const generate = page.locator('[data-section-id="tag/API/operation/generate"]');
     const text = (await generate.textContent()) ?? "";
-    // The error responses of spec §7: plain text 4xx, JSON 429/5xx, the x402 402.
+    // The error responses of docs/API.md §7: plain text 4xx, JSON 429/5xx, the x402 402.
     for (const status of ["400", "401", "402", "422", "429", "500", "502", "504"]) {
       expect(text, status).toContain(status);
     }

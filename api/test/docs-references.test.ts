@@ -24,6 +24,29 @@ function trackedDocs(): string[] {
 const SOURCE_PATH = /`((?:[\w@.-]+\/)+[\w.-]+\.(?:ts|tsx|mjs|js|json|md|sql))`/gu;
 const LINK_PATH = /\]\(((?![a-z]+:|#)[^)\s#]+)(?:#[^)\s]*)?\)/gu;
 
+const ANCHOR_LINK = /\]\(((?![a-z]+:)[^)\s#]*)#([^)\s]+)\)/gu;
+
+/** The anchors GitHub gives a Markdown file's headings: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function headingAnchors(file: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  let fenced = false;
+  for (const line of fs.readFileSync(path.join(ROOT, file), "utf8").split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6} (.*)/u.exec(line);
+    if (heading === null) continue;
+    const slug = (heading[1] ?? "")
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, "")
+      .replaceAll(" ", "-");
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
 /** Folders a path written in `doc` may be relative to: the doc's own, its package's, the package's src/, and the root. */
 function bases(doc: string): string[] {
   const folder = path.dirname(doc);
@@ -56,6 +79,21 @@ describe("the docs a clone reads", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("link only to headings that exist (GitHub's anchors)", () => {
+    const broken: string[] = [];
+    for (const doc of trackedDocs()) {
+      const text = fs.readFileSync(path.join(ROOT, doc), "utf8");
+      for (const match of text.matchAll(ANCHOR_LINK)) {
+        const target = match[1] ?? "";
+        const anchor = match[2] ?? "";
+        const file = target === "" ? doc : path.normalize(path.join(path.dirname(doc), target));
+        if (!file.endsWith(".md") || !fs.existsSync(path.join(ROOT, file))) continue;
+        if (!headingAnchors(file).has(anchor)) broken.push(`${doc}: (${target}#${anchor})`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it("the README names every line the first run writes to .env", () => {

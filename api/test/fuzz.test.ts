@@ -84,7 +84,7 @@ const FIELDS: Record<Endpoint, () => FieldSpec[]> = {
   completions: () => [
     { name: "model", good: personaIdText() },
     ...COMPLETION_OPTIONS,
-    // Exactly one of prompt and messages (spec §4.3 rule 1) is usually sent; both or neither now and then.
+    // Exactly one of prompt and messages (docs/API.md §4.3 rule 1) is usually sent; both or neither now and then.
     { name: "prompt", good: PROMPT, bad: PROMPT_BAD, optional: true },
     { name: "messages", good: messagesText({ timestamps: false }), optional: true },
   ],

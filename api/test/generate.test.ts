@@ -18,7 +18,7 @@ async function expectPlainText(response: Response, status: number, fragment: str
   return text;
 }
 
-describe("POST /api/v1/generate (spec §4.1)", () => {
+describe("POST /api/v1/generate (docs/API.md §4.1)", () => {
   it("answers 200 with status success, finalReply and chunks carrying the same words", async () => {
     const response = await service.post("/api/v1/generate", {
       personaId: service.persona.id,
@@ -34,7 +34,7 @@ describe("POST /api/v1/generate (spec §4.1)", () => {
     expect(body.result.finalReply.length).toBeGreaterThan(0);
     expect(body.result.chunks.length).toBeGreaterThan(0);
     expect(words(body.result.chunks.join(" "))).toEqual(words(body.result.finalReply));
-    // includeVariations false: finalReply and chunks only (spec §4.1).
+    // includeVariations false: finalReply and chunks only (docs/API.md §4.1).
     expect(Object.keys(body.result).sort()).toEqual(["chunks", "finalReply"]);
   });
 
@@ -79,7 +79,7 @@ describe("POST /api/v1/generate (spec §4.1)", () => {
     expect(second.result).toEqual(first.result);
   });
 
-  describe("rules and errors as plain text (spec §7 format 1)", () => {
+  describe("rules and errors as plain text (docs/API.md §7 format 1)", () => {
     it("rule 1: an assistant message cannot be last → 422", async () => {
       const response = await service.post("/api/v1/generate", {
         personaId: service.persona.id,

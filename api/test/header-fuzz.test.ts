@@ -21,7 +21,7 @@ import { csrfIn, hiddenField, PageClient } from "./support/page-client.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 /**
- * Property-based fuzzing of request headers (issue 13) on every route
+ * Property-based fuzzing of request headers on every route
  * family of the service: the API endpoints, the playground's fetch
  * endpoints, a page form and the browser login route. Each case is a
  * well-formed request of the family with up to three header mutations
@@ -135,7 +135,7 @@ const withState = (query: string, state: string): string => {
   return parameters.toString();
 };
 
-/** The statuses the API endpoints give (spec §7; api/README.md). */
+/** The statuses the API endpoints give (docs/API.md §7; api/README.md). */
 const API_STATUSES = {
   success: [200],
   unsupported: [415],
@@ -251,7 +251,7 @@ function buildFamilies(): Family[] {
       name: `POST ${LOGIN_PATH} (the login route's consent form)`,
       kind: "form",
       format: "html",
-      // A consent is used once (issue 29): every case answers a consent of its own.
+      // A consent is used once: every case answers a consent of its own.
       base: () => form(LOGIN_PATH, { ...session.loginForm, state: freshState() }, session.cookie),
       statuses: pageStatuses([303]),
       options: { kind: "form", bodyLimit: FORM_LIMIT },

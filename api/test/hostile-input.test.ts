@@ -6,8 +6,7 @@ import { rawRequest } from "../../test-support/raw-request.js";
 import { type ErrorFormat, expectErrorFormat } from "./support/error-format.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
-// Issue 13 "Faults and hostile input" and issue 22 (bodies that do not
-// decompress): what a client can put in the headers of a request is answered
+// Faults and hostile input, bodies that do not decompress included: what a client can put in the headers of a request is answered
 // 4xx in the format of the route family, never 500.
 
 const LIMIT = 64 * 1024;
@@ -115,7 +114,7 @@ function send(route: Route, headers: Record<string, string | string[]>, payload:
   });
 }
 
-describe("one mapping of request-parsing errors, on every route family (issue 13)", () => {
+describe("one mapping of request-parsing errors, on every route family", () => {
   for (const hostile of HOSTILE_CASES) {
     it(`${hostile.name} → ${hostile.status}`, async () => {
       for (const route of ROUTES) {
@@ -159,7 +158,7 @@ describe("one mapping of request-parsing errors, on every route family (issue 13
   });
 });
 
-describe("413 before the body is read (issue 13)", () => {
+describe("413 before the body is read", () => {
   // Declares 5 MB, sends 5 bytes, and waits: the answer must not wait for the rest.
   const declaredOnly = (route: Route) =>
     rawExchange(

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-describe("HTTP behaviour common to the endpoints (spec §4 common rules, §7)", () => {
+describe("HTTP behaviour common to the endpoints (docs/API.md §4 common rules, §7)", () => {
   const paths = ["/api/v1/generate", "/api/v1/personify", "/api/v1/completions"];
 
   it("answers 415 when Content-Type is not application/json", async () => {

@@ -14,7 +14,7 @@ import { startTestService, type TestService } from "./support/test-service.js";
 
 const USED_PAGE = "it was approved or denied already";
 
-await describeEachDialect(`POST ${LOGIN_PATH}: a consent is used once (issue 29)`, (database) => {
+await describeEachDialect(`POST ${LOGIN_PATH}: a consent is used once`, (database) => {
   let service: TestService;
   let second: TestService;
   let encodedJwk: string;

@@ -175,7 +175,7 @@ describe(`GET ${LOGIN_PATH}: sign-in and consent`, () => {
 });
 
 describe(`POST ${LOGIN_PATH}: approve and deny`, () => {
-  // Each consent is a login of its own: a state answered once is "used" (issue 29).
+  // Each consent is a login of its own: a state answered once is "used".
   const consentForm = (
     client: PageClient,
     decision: "approve" | "deny",

@@ -13,7 +13,7 @@ import {
 import { closeStore, createCustomer, openStore } from "./support/test-store.js";
 
 // Two API processes on two loopback ports sharing one PostgreSQL database
-// (DESIGN.md "Rate limits and balance must hold across instances").
+// (rate limits and balances hold across instances: docs/SCALING.md).
 const skipReason = await postgresUnavailable();
 
 describe.skipIf(skipReason !== undefined)(

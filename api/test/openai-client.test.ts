@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => service.stop());
 
-describe("the official openai client against /api/v1 (spec §4.3, §5.2)", () => {
+describe("the official openai client against /api/v1 (docs/API.md §4.3, §5.2)", () => {
   it("creates completions with prompt, n, echo and stop", async () => {
     const completion = await client.completions.create({
       model: service.persona.id,
@@ -57,7 +57,7 @@ describe("the official openai client against /api/v1 (spec §4.3, §5.2)", () =>
   });
 });
 
-describe("the official openai client with messages (spec §4.3 rule 1)", () => {
+describe("the official openai client with messages (docs/API.md §4.3 rule 1)", () => {
   it("accepts `prompt: null` beside messages, as the SDK's types have a messages user send it", async () => {
     // The SDK types `prompt` as required but nullable, and has no `messages`
     // on completions: extra fields go in the body as they are.

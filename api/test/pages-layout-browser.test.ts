@@ -14,7 +14,7 @@ import { SessionStore } from "../src/playground/session-store.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 import { writeChargedUsage } from "./support/usage-ledger.js";
 
-// The signed-in pages as people see them (issue 28), in Debian's chromium at
+// The signed-in pages as people see them, in Debian's chromium at
 // desktop (1280 px) and phone (390 px) width, light and dark: nothing scrolls
 // the page or a card sideways, axe-core finds nothing serious, the charts of
 // /usage open at the latest day on a phone, the rows of /keys line up, and

@@ -20,7 +20,7 @@ const REQUESTS = {
   "/api/v1/completions": (personaId: string) => ({ model: personaId, prompt: "Hello there!" }),
 } as const;
 
-describe("Persona-Version (issue 25)", () => {
+describe("Persona-Version", () => {
   it("names the live version on every metered endpoint, and each usage row records it", async () => {
     const id = service.persona.id;
     for (const [pathname, body] of Object.entries(REQUESTS)) {

@@ -30,7 +30,7 @@ function personaFile(name: string, change: (file: ExampleFile) => void): string 
   return written;
 }
 
-describe("persona-admin persona versions (issue 25)", () => {
+describe("persona-admin persona versions", () => {
   it("refines a persona twice, shows three versions and a diff, drafts, promotes and rolls back", {
     timeout: 300_000,
   }, () => {

@@ -10,7 +10,7 @@ afterAll(() => service.stop());
 
 const words = (text: string) => text.split(/\s+/u).filter((word) => word !== "");
 
-describe("POST /api/v1/personify (spec §4.2)", () => {
+describe("POST /api/v1/personify (docs/API.md §4.2)", () => {
   it("rewrites raw text and returns personified and chunks with the same words", async () => {
     const raw = "The meeting is moved to Thursday. Please bring the seed catalogue.";
     const response = await service.post("/api/v1/personify", {

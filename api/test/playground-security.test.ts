@@ -6,7 +6,7 @@ import { type ApiFixture, startApi } from "../../test-support/spawn-service.js";
 import { PageClient } from "./support/page-client.js";
 import { followLink, requestLink } from "./support/sign-in-flow.js";
 
-// The holes an outside review found in the signed-in pages (issue 22), against
+// The holes an outside review found in the signed-in pages, against
 // the real service process, a real SMTP server and the operator CLI. Each
 // scenario connects from its own loopback address (127.0.0.x), so the
 // per-client sign-in limit of one does not spend another's.

@@ -11,7 +11,7 @@ import {
 import { closeStore, openStore } from "./support/test-store.js";
 import { insertFundedAccount, writeChargedUsage } from "./support/usage-ledger.js";
 
-// Migration 0018 (issue 27, WAL per request): the index on usage rows'
+// Migration 0018 (WAL per request): the index on usage rows'
 // `request_id` goes, on the table and (PostgreSQL) on every partition of
 // it; rows written before keep their request IDs and are still found by them.
 

@@ -317,6 +317,33 @@ describe("persona route guards with one instance on SQLite", () => {
     ]);
   });
 
+  it("guards a canary as a promotion: refused naming the instance, --force kept in its history", () => {
+    const id = customer.persona.id;
+    // Live back on the offline engine; version 2 routes to `extra`, which the instance lacks.
+    expect(admin("persona", "rollback", id, "1").code).toBe(0);
+    const refused = admin("persona", "canary", id, "2", "--percent", "10");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `1 of 1 running instances lack its upstreams: ${named} lacks extra`,
+    );
+    expect(JSON.parse(admin("persona", "status", id, "--json").stdout)).toMatchObject({
+      canary: null,
+    });
+
+    const forced = admin("persona", "canary", id, "2", "--percent", "10", "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    const status = JSON.parse(admin("persona", "status", id, "--json").stdout) as {
+      canary: { version: number } | null;
+      events: Array<{ action: string; details: Record<string, unknown> | null }>;
+    };
+    expect(status.canary).toMatchObject({ version: 2, percent: 10 });
+    expect(status.events.at(-1)).toMatchObject({
+      action: "start",
+      details: { forced: `forced: ${named} lacked extra` },
+    });
+    expect(admin("persona", "canary", id, "--stop").code).toBe(0);
+  });
+
   it("deletes the instance's row when it stops; then persona-admin checks its own upstreams and says so", async () => {
     expect(await instance.stop()).toBe(0);
     expect(await store.database.selectFrom("instance_upstreams").selectAll().execute()).toEqual([]);

@@ -18,7 +18,7 @@ import {
 import { closeStore, openStore, runWithConcurrency } from "./support/test-store.js";
 import { insertFundedAccount, usageInput } from "./support/usage-ledger.js";
 
-// Migrations 0020, 0021 and 0022 (issue 27, WAL per request), PostgreSQL
+// Migrations 0020, 0021 and 0022 (WAL per request), PostgreSQL
 // only: rate-limit windows are unlogged, and admission and settlement
 // batches lock the account rows they change by their updates, in key
 // order, so they write no row-lock records (the foreign keys of usage rows

@@ -62,7 +62,7 @@ const until = async (condition: () => boolean, timeoutMs: number) => {
   return condition();
 };
 
-describe("SIGTERM drains the connections (issue 13)", () => {
+describe("SIGTERM drains the connections", () => {
   it("stops accepting, answers the request in flight with Connection: close, closes idle and busy keep-alive connections, exits 0", async () => {
     const { service, port, key, personaId, exited } = await start({
       PERSONA_DRAIN_TIMEOUT_MS: "10000",

@@ -40,7 +40,7 @@ describe("npm start on a fresh store (the main job)", () => {
     expect(values.SERVICE_BASE_URL).toBe(service.url);
     const database = path.join(fs.realpathSync(directory), "data", "persona-reply.sqlite");
     expect(fs.existsSync(database)).toBe(true);
-    // The database the key was written for, so a lost file is told from a new one (issue 29).
+    // The database the key was written for, so a lost file is told from a new one.
     expect(values.SERVICE_DATABASE).toBe(database);
   });
 

@@ -22,7 +22,7 @@ import {
 } from "./support/load.js";
 import { closeStore, openStore } from "./support/test-store.js";
 
-// The embedded database as an operator meets it (issue 21): a real service
+// The embedded database as an operator meets it: a real service
 // process on a real SQLite file, under load, while the file is locked by
 // another process, fills its disk, disappears, or was damaged before start.
 // Every case checks the answers, the event loop, that the process lives, and
@@ -552,9 +552,9 @@ const smallDisk = mountSmallDisk();
 afterAll(() => {
   if (typeof smallDisk !== "string") smallDisk.unmount();
 });
-/** The reservation TTL of the full-disk run, in seconds (the outside probe's, issue 29). */
+/** The reservation TTL of the full-disk run, in seconds (the outside probe's). */
 const RESERVATION_TTL_SECONDS = 4;
-/** The first request after space returns is served within this (issue 29: it took > 45 s). */
+/** The first request after space returns is served within this (it took > 45 s). */
 const RECOVERY_WITHIN_MS = 3_000;
 
 describe.skipIf(typeof smallDisk === "string")(
@@ -570,7 +570,7 @@ describe.skipIf(typeof smallDisk === "string")(
 
     it("answers 503 with Retry-After while the disk is full, says so once, releases at once, and recovers by itself when space returns", async () => {
       const file = path.join(disk.mountPoint, "persona-reply.sqlite");
-      // A short reservation TTL, as the outside probe had (issue 29): it must hold on a full disk too.
+      // A short reservation TTL, as the outside probe had: it must hold on a full disk too.
       fixture = await startApi({
         PERSONA_DATABASE_URL: file,
         PERSONA_RESERVATION_TTL_SECONDS: String(RESERVATION_TTL_SECONDS),

@@ -10,7 +10,7 @@ function defined<T>(value: T | undefined): T {
   return value;
 }
 
-// Every store, once per dialect (STYLE.md "Tests"): the same migrations and
+// Every store, once per dialect (api/test/support/test-databases.ts): the same migrations and
 // queries on SQLite and PostgreSQL.
 await describeEachDialect("storage", (database) => {
   let services: Services;

@@ -223,7 +223,7 @@ describeWithBrowser("usage console in a real browser", () => {
       ],
     ]);
 
-    // Rate limits: each key's windows as counted (defaults of spec §8.1).
+    // Rate limits: each key's windows as counted (defaults of docs/API.md §8.1).
     for (const [name, used] of [
       ["laptop", 3],
       ["server", 3],

@@ -13,7 +13,7 @@ import {
   writeChargedUsage,
 } from "./support/usage-ledger.js";
 
-// Migration 0017 (issue 27, WAL per request): a request's charge is
+// Migration 0017 (WAL per request): a request's charge is
 // written on its usage row (`charged_micros`) instead of in a `charge`
 // entry. A database with charge entries from before keeps them; the ledger
 // (entries, ledger sum, daily sums) counts both kinds, settlements and

@@ -26,8 +26,7 @@ import {
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 import { insertFundedAccount, readDailyTotals, writeChargedUsage } from "./support/usage-ledger.js";
 
-// PostgreSQL's monthly partitions of usage_records (issue 26 "Bounded
-// history", migration 0013): an older database's rows move into them, and
+// PostgreSQL's monthly partitions of usage_records (migration 0013): an older database's rows move into them, and
 // retention drops a month wholly older than its cutoff instead of deleting
 // its rows, with the daily totals and "ledger sum = balance" unchanged.
 

@@ -16,7 +16,7 @@ import { createTestDatabase, describeEachDialect } from "./support/test-database
 import { closeStore, createCustomer, openStore, type StoreCustomer } from "./support/test-store.js";
 import { readDailyTotals, refusedUsage, writeChargedUsage } from "./support/usage-ledger.js";
 
-// Usage retention (issue 26 "Bounded history") on both dialects: old usage
+// Usage retention on both dialects: old usage
 // rows removed in batches (archived first), newer ones kept, daily totals
 // untouched, ledger entries rolled into one carried-forward entry per
 // account and month with the ledger sum still the balance.

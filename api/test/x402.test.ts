@@ -74,7 +74,7 @@ function reEncoded(header: string): string {
   return Buffer.from(` ${JSON.stringify(reorder(decoded), null, 2)}\n`).toString("base64");
 }
 
-await describeEachDialect("402 payment challenge (spec §5.6, x402)", (database) => {
+await describeEachDialect("402 payment challenge (docs/API.md §5.6, x402)", (database) => {
   let facilitator: LocalFacilitator;
   let service: TestService;
   let selfServe: Persona;

@@ -1,6 +1,6 @@
 /**
  * @persona-reply/client/node — the Node-only part of the client package: the
- * profile store of the `persona` tool (spec §4.4), for the tool itself, the
+ * profile store of the `persona` tool (docs/API.md §4.4), for the tool itself, the
  * MCP server and a browser login that saves a key. Every export of this file
  * is public.
  */

@@ -81,7 +81,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-describe("PersonaClient.generate against the service (spec §4.1)", () => {
+describe("PersonaClient.generate against the service (docs/API.md §4.1)", () => {
   it("replies to a one-message history with finalReply and chunks, no replyChoices", async () => {
     const reply = await client.generate({
       messages: [{ role: "user", content: "Hi! Which herbs grow well on a balcony?" }],
@@ -90,7 +90,7 @@ describe("PersonaClient.generate against the service (spec §4.1)", () => {
     expect(reply.chunks.length).toBeGreaterThan(0);
     for (const chunk of reply.chunks) expect(reply.finalReply).toContain(chunk);
     expect(reply.replyChoices).toBeUndefined();
-    // rateLimits is passed through when the service sends it (spec §4.1: "when available").
+    // rateLimits is passed through when the service sends it (docs/API.md §4.1: "when available").
     for (const window of reply.rateLimits ?? []) {
       expect(["minute", "hour", "day"]).toContain(window.window);
       expect(window.remaining).toBeLessThanOrEqual(window.limit);
@@ -178,7 +178,7 @@ describe("PersonaClient.generate against the service (spec §4.1)", () => {
     ).resolves.toBeDefined();
     api.admin("key", "revoke", id);
     // The service sees a change made by another process within a second (its caches
-    // are emptied when the database changes, issue 14): ask until it refuses.
+    // are emptied when the database changes): ask until it refuses.
     const revokedAt = Date.now();
     let error: PersonaError | undefined;
     while (error === undefined && Date.now() - revokedAt < 1_000) {
@@ -243,7 +243,7 @@ describe("PersonaClient.generate against the service (spec §4.1)", () => {
     expect(error.headers["content-type"]).toMatch(/^text\/plain/u);
   });
 
-  it("turns a provider failure into InternalServerError read from the JSON body (spec §7.2)", async () => {
+  it("turns a provider failure into InternalServerError read from the JSON body (docs/API.md §7.2)", async () => {
     const viaUpstream = new PersonaClient({
       apiKey: api.apiKey,
       personaId: brokenPersonaId,
@@ -264,7 +264,7 @@ describe("PersonaClient.generate against the service (spec §4.1)", () => {
   });
 });
 
-describe("PersonaClient.personify against the service (spec §4.2)", () => {
+describe("PersonaClient.personify against the service (docs/API.md §4.2)", () => {
   it("rewrites text and returns personified and chunks", async () => {
     const result = await client.personify({ raw: "The meeting moves to Thursday." });
     expect(result.personified).toContain("Thursday");
@@ -301,7 +301,7 @@ describe("PersonaClient.personify against the service (spec §4.2)", () => {
   });
 });
 
-describe("PersonaClient configuration (spec §4.4, §5.4)", () => {
+describe("PersonaClient configuration (docs/API.md §4.4, §5.4)", () => {
   it("falls back to SERVICE_API_KEY, SERVICE_PERSONA_ID and SERVICE_BASE_URL", async () => {
     vi.stubEnv("SERVICE_API_KEY", api.apiKey);
     vi.stubEnv("SERVICE_PERSONA_ID", api.personaId);
@@ -340,7 +340,7 @@ describe("PersonaClient configuration (spec §4.4, §5.4)", () => {
         () => new PersonaClient({ personaId: api.personaId, baseUrl: server.baseUrl }),
       ).toThrow(
         new ConfigurationError(
-          "no API key: pass the apiKey option or set SERVICE_API_KEY (spec §5.4)",
+          "no API key: pass the apiKey option or set SERVICE_API_KEY (docs/API.md §5.4)",
         ),
       );
       expect(() => new PersonaClient({ apiKey: api.apiKey, baseUrl: server.baseUrl })).toThrow(

@@ -8,7 +8,7 @@ import { PersonaClient } from "../src/index.js";
 /** A key of the right shape, made at run time (never a key-shaped literal in a file). */
 const KEY = `prk_test_${randomBytes(16).toString("hex")}`;
 
-// The client continues the caller's trace (issue 26): a call's traceparent,
+// The client continues the caller's trace: a call's traceparent,
 // the traceContext hook, or the application's @opentelemetry/api context.
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

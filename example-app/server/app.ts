@@ -17,10 +17,10 @@ import { personifyRoute } from "./routes/personify-route.js";
 import { quickstartRoute } from "./routes/quickstart-route.js";
 import { createTargetResolver } from "./service-access.js";
 
-/** The pages of the front end (spec §4.6): each answers the built `index.html`. */
+/** The pages of the front end (docs/API.md §4.6): each answers the built `index.html`. */
 export const PAGE_PATHS = ["/", "/chat", "/personify"] as const;
 
-/** The API routes (spec §4.6). */
+/** The API routes (docs/API.md §4.6). */
 export const API_ROUTES = ["/api/quickstart", "/api/chat", "/api/personify"] as const;
 
 /** Largest JSON body accepted, in bytes (a 500-message history of long messages fits). */
@@ -51,7 +51,7 @@ export interface AppOptions {
 
 /**
  * Builds the example app's express server: `POST /api/quickstart`,
- * `POST /api/chat`, `POST /api/personify` (spec §4.6), and the built front
+ * `POST /api/chat`, `POST /api/personify` (docs/API.md §4.6), and the built front
  * end for `GET /`, `/chat`, `/personify` with its assets. Every failure of
  * an `/api` route is answered `{ error: { type, message } }`. Loopback
  * requests under a foreign `Host` are refused first (DNS rebinding; see

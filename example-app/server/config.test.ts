@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, missingVariables, parseServiceBaseUrl, StartupConfigError } from "./config.js";
 
-describe("parseServiceBaseUrl (spec §5.4: with or without /api/v1)", () => {
+describe("parseServiceBaseUrl (docs/API.md §5.4: with or without /api/v1)", () => {
   it.each([
     ["http://127.0.0.1:8787", "http://127.0.0.1:8787"],
     ["http://127.0.0.1:8787/", "http://127.0.0.1:8787"],

@@ -7,7 +7,7 @@ import { z } from "zod";
 /** The service's default origin when `SERVICE_BASE_URL` is not set (the service's embedded default). */
 export const DEFAULT_SERVICE_ORIGIN = "http://127.0.0.1:8787";
 
-/** Path prefix of the service's API (spec §9.1). */
+/** Path prefix of the service's API (docs/API.md §9.1). */
 export const API_PREFIX = "/api/v1";
 
 /**
@@ -42,14 +42,14 @@ export class StartupConfigError extends Error {
 
 /**
  * Where the service is, read from `SERVICE_BASE_URL`, which may be the site
- * origin or include `/api/v1` (spec §5.4).
+ * origin or include `/api/v1` (docs/API.md §5.4).
  */
 export type ServiceLocation =
   | {
       ok: true;
       /** Site origin without `/api/v1`, e.g. `http://127.0.0.1:8787`: the client library's `baseUrl`. */
       origin: string;
-      /** `origin` + `/api/v1`: the completions-style client's `baseURL` (spec §4.3). */
+      /** `origin` + `/api/v1`: the completions-style client's `baseURL` (docs/API.md §4.3). */
       completionsBaseUrl: string;
     }
   | { ok: false; problem: string };
@@ -81,7 +81,7 @@ export interface ExampleConfig {
 }
 
 /**
- * Reads `SERVICE_BASE_URL` (spec §5.4). Accepts the site origin
+ * Reads `SERVICE_BASE_URL` (docs/API.md §5.4). Accepts the site origin
  * (`http://host:port`) or the completions-style base URL that includes
  * `/api/v1`, with or without a trailing slash. A path before `/api/v1` (a
  * service behind a path prefix) is kept.

@@ -11,7 +11,7 @@ import { ExampleAppError, toErrorResponse } from "./errors.js";
 
 const headers = new Headers({ "content-type": "application/json" });
 
-describe("toErrorResponse (spec §4.6 error body)", () => {
+describe("toErrorResponse (docs/API.md §4.6 error body)", () => {
   it("answers the app's own errors as they are", () => {
     expect(toErrorResponse(new ExampleAppError("validation", 400, "prompt: is required"))).toEqual({
       status: 400,

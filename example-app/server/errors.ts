@@ -7,7 +7,7 @@ import {
 import OpenAI from "openai";
 
 /**
- * The `type` of an error body of the example app's routes (spec §4.6):
+ * The `type` of an error body of the example app's routes (docs/API.md §4.6):
  * `validation` — the request is wrong, the message says what to fix (400);
  * `config` — the server lacks a setting, the message names the variable,
  * never its value (500); `provider` — the service answered an error (its 4xx
@@ -16,7 +16,7 @@ import OpenAI from "openai";
  */
 export type ErrorType = "validation" | "config" | "provider";
 
-/** Error body of every route: `{ error: { type, message } }` (spec §4.6). */
+/** Error body of every route: `{ error: { type, message } }` (docs/API.md §4.6). */
 export interface ErrorBody {
   error: { type: ErrorType; message: string };
 }
@@ -66,7 +66,7 @@ const BODY_READ_MESSAGES: Record<string, string> = {
 };
 
 /**
- * The error for a request body the server could not read (issue 13): a
+ * The error for a request body the server could not read: a
  * `validation` error (400) saying why — malformed JSON, over `limit`, an
  * unsupported charset or Content-Encoding, a body that does not decompress,
  * a body cut short. The service is never called for such a request, so it is
@@ -103,7 +103,7 @@ function providerStatus(status: number | undefined): number {
 
 /**
  * The service's own message out of an `openai` error: the `error.message`
- * of the completions error body (spec §7.3), or the text of a body that was
+ * of the completions error body (docs/API.md §7.3), or the text of a body that was
  * not JSON, without the `400 ` prefix the SDK adds.
  */
 function openAiMessage(error: InstanceType<typeof OpenAI.APIError>): string {

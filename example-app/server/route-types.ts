@@ -1,13 +1,13 @@
 import type { PersonifyResponse as ServicePersonifyResponse } from "@persona-reply/shared";
 /**
- * Response bodies of the example app's routes (spec §4.6), shared by the
+ * Response bodies of the example app's routes (docs/API.md §4.6), shared by the
  * server and the front end (type-only imports; nothing here runs).
  */
 
 /**
- * `POST /api/quickstart` → `{ text, model }` (spec §4.6), plus `chunks`:
+ * `POST /api/quickstart` → `{ text, model }` (docs/API.md §4.6), plus `chunks`:
  * the text split into pieces by the service (`choices[0].chunks`, an extra
- * field of its completions response, spec §4.3).
+ * field of its completions response, docs/API.md §4.3).
  */
 export interface QuickstartResponse {
   /** The persona's reply (`choices[0].text`). */
@@ -19,7 +19,7 @@ export interface QuickstartResponse {
 }
 
 /**
- * `POST /api/chat` → `{ reply, model }` (spec §4.6), plus `chunks`, the
+ * `POST /api/chat` → `{ reply, model }` (docs/API.md §4.6), plus `chunks`, the
  * reply split into pieces by the service, which the page shows as bubbles.
  */
 export interface ChatResponse {
@@ -32,7 +32,7 @@ export interface ChatResponse {
 }
 
 /**
- * `POST /api/personify` → `{ personified, chunks, model }` (spec §4.6): the
+ * `POST /api/personify` → `{ personified, chunks, model }` (docs/API.md §4.6): the
  * service's /personify response (shared's `PersonifyResponse`) and the persona ID used.
  */
 export interface PersonifyResponse extends ServicePersonifyResponse {

@@ -22,7 +22,7 @@ const textField = z
     error: `must be at most ${MAX_TEXT_LENGTH} characters`,
   });
 
-/** Body of `POST /api/quickstart` (spec §4.6): `{ prompt, personaId? }`. */
+/** Body of `POST /api/quickstart` (docs/API.md §4.6): `{ prompt, personaId? }`. */
 export const quickstartRequestSchema = z.object({
   prompt: textField,
   personaId: personaIdField,
@@ -31,7 +31,7 @@ export const quickstartRequestSchema = z.object({
 /** A validated quickstart request. */
 export type QuickstartRequest = z.output<typeof quickstartRequestSchema>;
 
-/** A text part of message content (spec §2 Message): `{ type: "text", text }`. */
+/** A text part of message content (docs/API.md §2 Message): `{ type: "text", text }`. */
 const textPartSchema = z.object({
   type: z.literal("text", { error: 'must be "text" (only text is supported)' }),
   text: z.string({ error: "must be a string" }),
@@ -47,7 +47,7 @@ export function contentText(content: string | ReadonlyArray<{ text: string }>): 
 
 /**
  * One message of a chat history: `{ role, content }` with the service's
- * roles and content (spec §2 Message): a string, or an array of text parts
+ * roles and content (docs/API.md §2 Message): a string, or an array of text parts
  * `[{ type: "text", text }]`, passed on to the service as it is.
  */
 export const chatMessageSchema = z.object({
@@ -67,9 +67,9 @@ export const chatMessageSchema = z.object({
 export type ChatMessage = z.output<typeof chatMessageSchema>;
 
 /**
- * Body of `POST /api/chat` (spec §4.6): `{ messages: [{ role, content }], personaId? }`.
+ * Body of `POST /api/chat` (docs/API.md §4.6): `{ messages: [{ role, content }], personaId? }`.
  * The last message is a user message with non-empty content (the service's
- * rule, spec §4.3 rule 2), checked here so the page can say what to fix.
+ * rule, docs/API.md §4.3 rule 2), checked here so the page can say what to fix.
  */
 export const chatRequestSchema = z
   .object({
@@ -102,7 +102,7 @@ export const chatRequestSchema = z
 export type ChatRequest = z.output<typeof chatRequestSchema>;
 
 /**
- * Body of `POST /api/personify` (spec §4.6): `{ raw, personaId? }`, the
+ * Body of `POST /api/personify` (docs/API.md §4.6): `{ raw, personaId? }`, the
  * service's own /personify request (shared's `personifyRequestSchema`) with
  * the persona ID optional.
  */

@@ -11,9 +11,9 @@ export interface ServiceTarget {
   personaId: string;
   /** Site origin, for naming the service in errors. */
   origin: string;
-  /** The official `openai` client with `baseURL` = origin + `/api/v1` (spec §4.3, §5.4). */
+  /** The official `openai` client with `baseURL` = origin + `/api/v1` (docs/API.md §4.3, §5.4). */
   completions(): OpenAI;
-  /** The client library for the native endpoints, with `baseUrl` = the site origin (spec §4.4). */
+  /** The client library for the native endpoints, with `baseUrl` = the site origin (docs/API.md §4.4). */
   persona(): PersonaClient;
 }
 

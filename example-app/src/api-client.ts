@@ -2,7 +2,7 @@ import type { ErrorType } from "../server/route-types.js";
 
 /**
  * What went wrong with a call to the example server: the route's error
- * `type` (spec §4.6), or `network` when the server could not be reached or
+ * `type` (docs/API.md §4.6), or `network` when the server could not be reached or
  * answered without an error body.
  */
 export type ApiErrorType = ErrorType | "network";

@@ -6,7 +6,7 @@ import { PersonifyPage } from "./pages/personify-page.js";
 import { QuickstartPage } from "./pages/quickstart-page.js";
 import { usePathname } from "./router.js";
 
-/** The pages (spec §4.6): path, name in the navigation, component. */
+/** The pages (docs/API.md §4.6): path, name in the navigation, component. */
 const PAGES: ReadonlyArray<{ path: string; name: string; Page: ComponentType }> = [
   { path: "/", name: "Quickstart", Page: QuickstartPage },
   { path: "/chat", name: "Chat", Page: ChatPage },

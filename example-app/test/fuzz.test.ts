@@ -133,7 +133,7 @@ function caseArbitrary(route: Route): fc.Arbitrary<FuzzCase> {
 }
 
 /**
- * What the route should answer (spec §4.6): a request its own schema
+ * What the route should answer (docs/API.md §4.6): a request its own schema
  * refuses — or that is not JSON at all — is a 400 `validation` error; a
  * valid one is served (200), unless the service refuses the persona: an
  * unknown one (404) or, on /api/personify, one without access (403), both

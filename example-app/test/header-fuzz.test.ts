@@ -16,7 +16,7 @@ import { serviceEnvironment, startExample } from "./support/example-fixture.js";
 
 /**
  * Property-based fuzzing of request headers on the example app's routes
- * (issue 13): a well-formed request with up to three header mutations
+ *: a well-formed request with up to three header mutations
  * (test-support/fuzz-headers.ts) — content types and charsets, content
  * encodings real and lying, Content-Length that lies, key headers (which the
  * app ignores) — is never a 5xx, every error is `{ error: { type, message } }`,

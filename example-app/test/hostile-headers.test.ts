@@ -77,7 +77,7 @@ function send(path: string, headers: Record<string, string>, body: string | Buff
   });
 }
 
-describe("the example server refuses bodies it cannot read with 400 validation (issue 13)", () => {
+describe("the example server refuses bodies it cannot read with 400 validation", () => {
   it.each(CASES)("%s", async (_name, headers, encode) => {
     for (const [path, body] of Object.entries(BODIES)) {
       const answer = await send(path, headers, encode(JSON.stringify(body)));

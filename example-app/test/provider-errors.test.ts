@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => api?.stop());
 
-describe("provider errors (spec §4.6): the service's status when 4xx, else 502 (503 unreachable), with its message", () => {
+describe("provider errors (docs/API.md §4.6): the service's status when 4xx, else 502 (503 unreachable), with its message", () => {
   it("a key the service does not know: 401 from every route, without the key in the message", async () => {
     const wrongKey = `prk_${"x".repeat(38)}`;
     await withExample(
@@ -60,8 +60,8 @@ describe("provider errors (spec §4.6): the service's status when 4xx, else 502 
     let standIn: StandIn;
     beforeAll(async () => {
       // Stands in for a service whose account has run out of quota: the
-      // completions error object (spec §7.3) on /completions, the JSON error
-      // body of /personify (spec §7.2) elsewhere.
+      // completions error object (docs/API.md §7.3) on /completions, the JSON error
+      // body of /personify (docs/API.md §7.2) elsewhere.
       standIn = await startStandIn(({ path }, response) => {
         const body = path.endsWith("/completions")
           ? {

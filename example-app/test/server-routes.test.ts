@@ -32,7 +32,7 @@ afterAll(async () => {
   await api?.stop();
 });
 
-describe("POST /api/quickstart (spec §4.6): completions-style endpoint through the openai client", () => {
+describe("POST /api/quickstart (docs/API.md §4.6): completions-style endpoint through the openai client", () => {
   it("answers { text, model } with the persona's reply and its chunks", async () => {
     const prompt = "Hi! Which herbs grow well on a balcony?";
     const result = await post("/api/quickstart", { prompt });
@@ -48,7 +48,7 @@ describe("POST /api/quickstart (spec §4.6): completions-style endpoint through 
   });
 });
 
-describe("POST /api/chat (spec §4.6): the history goes to /completions as messages", () => {
+describe("POST /api/chat (docs/API.md §4.6): the history goes to /completions as messages", () => {
   it("answers { reply, model } for a multi-turn history, with the reply's chunks", async () => {
     const messages = [
       { role: "system", content: "The user is new to gardening." },
@@ -119,7 +119,7 @@ describe("POST /api/chat takes the service's message content: a string or text p
   });
 });
 
-describe("POST /api/personify (spec §4.6): the native endpoint through the client library", () => {
+describe("POST /api/personify (docs/API.md §4.6): the native endpoint through the client library", () => {
   it("answers { personified, chunks, model }", async () => {
     const raw = "The meeting moves to Thursday. Bring the seed catalogue.";
     const result = await post("/api/personify", { raw });
@@ -387,7 +387,7 @@ describe("config errors (500, type config): name the variable, never its value",
     }
   });
 
-  it("SERVICE_BASE_URL with /api/v1 (the completions-style form) works as well (spec §5.4)", async () => {
+  it("SERVICE_BASE_URL with /api/v1 (the completions-style form) works as well (docs/API.md §5.4)", async () => {
     const withPrefix = await startExample({
       ...serviceEnvironment(api),
       SERVICE_BASE_URL: `${api.baseUrl}/api/v1/`,

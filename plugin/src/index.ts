@@ -1,6 +1,6 @@
 /**
  * @persona-reply/plugin — the key setup behind the coding-agent plugin's
- * `/persona:setup` command (spec §4.4 last paragraph, §5.3). The plugin
+ * `/persona:setup` command (docs/API.md §4.4 last paragraph, §5.3). The plugin
  * itself is the files around this folder (`.claude-plugin/`, `.mcp.json`,
  * `commands/`, `skills/`, `.codex-plugin/`), and the setup ships as
  * `bundle/setup.mjs`. Every export of this file is public: the setup as a

@@ -16,7 +16,7 @@ import { SetupError } from "../src/setup/setup-error.js";
 
 // Where /persona:setup writes when .env is a symbolic link, or becomes one
 // while the browser is open. The browser's part is played by a test double
-// speaking the real protocol of spec §4.5: it reads the login URL, encrypts
+// speaking the real protocol of docs/API.md §4.5: it reads the login URL, encrypts
 // a key to the recipient key it names (RSA-OAEP-256 + A256GCM) and calls the
 // loopback callback with the state, as the service's consent page makes the
 // browser do.

@@ -5,7 +5,7 @@ import { checkFinalUserMessage, messageListSchema } from "./message.js";
 const present = (value: unknown): boolean => value !== undefined && value !== null;
 
 /**
- * Body of `POST /api/v1/completions` (spec §4.3). Enforces rules 1–6:
+ * Body of `POST /api/v1/completions` (docs/API.md §4.3). Enforces rules 1–6:
  * exactly one of `prompt` / `messages` (null counts as absent, as for `n`,
  * `echo` and `stop`: the official SDKs type `prompt` as required but
  * nullable, so a messages user sends `prompt: null`); a final non-empty user message;
@@ -98,7 +98,7 @@ export type CompletionRequest = z.output<typeof completionRequestSchema>;
 /** A /completions request as a client writes it. */
 export type CompletionRequestInput = z.input<typeof completionRequestSchema>;
 
-/** One entry of `choices` (spec §4.3 response). */
+/** One entry of `choices` (docs/API.md §4.3 response). */
 export const completionChoiceSchema = z.object({
   text: z.string(),
   index: z.number().int().nonnegative(),
@@ -110,7 +110,7 @@ export const completionChoiceSchema = z.object({
 /** One completion choice. */
 export type CompletionChoice = z.infer<typeof completionChoiceSchema>;
 
-/** Body of a 200 response of `POST /api/v1/completions` (spec §4.3); it has no `usage`. */
+/** Body of a 200 response of `POST /api/v1/completions` (docs/API.md §4.3); it has no `usage`. */
 export const completionResponseSchema = z.object({
   id: z.string().startsWith("cmpl-"),
   object: z.literal("text_completion"),

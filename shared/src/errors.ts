@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Error body of /completions (spec §7 format 3):
+ * Error body of /completions (docs/API.md §7 format 3):
  * `{ error: { message, type, param, code: null } }`. `code` is always null;
  * `type` tells errors apart (the two 429s: `rate_limit_error` and
  * `insufficient_quota`).
@@ -22,7 +22,7 @@ export type CompletionErrorBody = z.infer<typeof completionErrorBodySchema>;
  * JSON error body of /generate and /personify for quota and server errors.
  * Spec §7 format 6 leaves the shape open ("not shown"); we fill the gap with
  * `{ error: { type, message } }` (shared/README.md). Validation and
- * authentication errors on those endpoints are plain text (spec §7 format 1).
+ * authentication errors on those endpoints are plain text (docs/API.md §7 format 1).
  */
 export const jsonErrorBodySchema = z.object({
   error: z.object({

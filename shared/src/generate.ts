@@ -4,7 +4,7 @@ import { personaIdSchema } from "./persona-id.js";
 import { rateLimitSchema } from "./rate-limits.js";
 
 /**
- * Body of `POST /api/v1/generate` (spec §4.1). Rules 1–2 (the last message is
+ * Body of `POST /api/v1/generate` (docs/API.md §4.1). Rules 1–2 (the last message is
  * a non-empty user message) are checked here; unknown fields are ignored.
  */
 export const generateRequestSchema = z
@@ -20,7 +20,7 @@ export type GenerateRequest = z.output<typeof generateRequestSchema>;
 /** A /generate request as a client writes it. */
 export type GenerateRequestInput = z.input<typeof generateRequestSchema>;
 
-/** `result` of a /generate response (spec §2 Reply result). */
+/** `result` of a /generate response (docs/API.md §2 Reply result). */
 export const replyResultSchema = z.object({
   finalReply: z.string(),
   chunks: z.array(z.string()),
@@ -30,7 +30,7 @@ export const replyResultSchema = z.object({
 /** The reply of a /generate call. */
 export type ReplyResult = z.infer<typeof replyResultSchema>;
 
-/** Body of a 200 response of `POST /api/v1/generate` (spec §4.1). */
+/** Body of a 200 response of `POST /api/v1/generate` (docs/API.md §4.1). */
 export const generateResponseSchema = z.object({
   status: z.literal("success"),
   result: replyResultSchema,

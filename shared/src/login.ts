@@ -2,13 +2,13 @@ import { z } from "zod";
 
 /**
  * The wire contract of the browser login route, `GET /api/persona/cli/login`
- * (spec §4.5): who may start it, the parameters it reads, the JWE it answers
+ * (docs/API.md §4.5): who may start it, the parameters it reads, the JWE it answers
  * with and the parameters of the loopback callback. The route (api), the
  * `persona login` command (client) and the plugins' setup (plugin) all read
  * these definitions.
  */
 
-/** Who may start a browser login, as `source` (spec §4.5). */
+/** Who may start a browser login, as `source` (docs/API.md §4.5). */
 export const LOGIN_SOURCES = ["cli", "codex", "claude_code"] as const;
 
 /** `source`: one of {@link LOGIN_SOURCES}. */
@@ -19,9 +19,9 @@ export const loginSourceSchema = z.enum(LOGIN_SOURCES, {
 /** A value of {@link LOGIN_SOURCES}. */
 export type LoginSource = z.infer<typeof loginSourceSchema>;
 
-/** Key management algorithm of the login route's JWE (issue 5): RSA-OAEP with SHA-256. */
+/** Key management algorithm of the login route's JWE: RSA-OAEP with SHA-256. */
 export const KEY_MANAGEMENT_ALGORITHM = "RSA-OAEP-256";
-/** Content encryption algorithm of the login route's JWE (issue 5): AES-256-GCM. */
+/** Content encryption algorithm of the login route's JWE: AES-256-GCM. */
 export const CONTENT_ENCRYPTION_ALGORITHM = "A256GCM";
 
 /** Shortest `state` accepted: 16 characters carry ≥ 96 bits even as hex; our tools send 43. */
@@ -46,7 +46,7 @@ export const loginStateSchema = z.string().superRefine((state, context) => {
   }
 });
 
-/** Hosts a callback may use: loopback only (spec §4.5). `[::1]` is how the URL parser writes ::1. */
+/** Hosts a callback may use: loopback only (docs/API.md §4.5). `[::1]` is how the URL parser writes ::1. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"] as const;
 /** Longest `redirect_uri` accepted. */
 export const MAX_REDIRECT_URI_LENGTH = 2048;
@@ -119,14 +119,14 @@ export const redirectUriSchema = z.string().transform((raw, context): LoopbackCa
   return { url: checked.url, origin: checked.origin, hostPort: checked.hostPort };
 });
 
-/** Rules for `recipient_public_key_jwk`, an RSA public JWK (issue 5, issue 13). */
+/** Rules for `recipient_public_key_jwk`, an RSA public JWK. */
 export const RECIPIENT_KEY_RULES = {
-  /** Smallest RSA modulus accepted, in bits (issue 5). */
+  /** Smallest RSA modulus accepted, in bits. */
   minModulusBits: 2048,
   /** Largest RSA modulus accepted, in bits: bigger keys only cost server time. */
   maxModulusBits: 8192,
   /**
-   * The only RSA public exponent accepted (issue 13): 65537 (F4), what every
+   * The only RSA public exponent accepted: 65537 (F4), what every
    * key generator uses. e = 1 makes encryption the identity and small ones
    * like 3 invite known attacks; nobody needs them here.
    */
@@ -138,7 +138,7 @@ export const RECIPIENT_KEY_RULES = {
 } as const;
 
 /**
- * The query of `GET /api/persona/cli/login` as sent (spec §4.5), in the
+ * The query of `GET /api/persona/cli/login` as sent (docs/API.md §4.5), in the
  * order the route checks it. `recipient_public_key_jwk` is base64url of a
  * JSON RSA public JWK (see {@link RECIPIENT_KEY_RULES}); `name` is the key's
  * name on the /keys page.
@@ -161,7 +161,7 @@ export const LOGIN_QUERY_PARAMETERS = [
 ] as const satisfies readonly (keyof LoginQuery)[];
 
 /**
- * The loopback callback's query (spec §4.5): `state` always, then either
+ * The loopback callback's query (docs/API.md §4.5): `state` always, then either
  * `encrypted_api_key` (a compact JWE with {@link KEY_MANAGEMENT_ALGORITHM}
  * and {@link CONTENT_ENCRYPTION_ALGORITHM}) or `error` (`access_denied` when
  * the person denied the login).
@@ -170,5 +170,5 @@ export type LoginCallback =
   | { state: string; encrypted_api_key: string }
   | { state: string; error: string };
 
-/** `error` of a callback whose login the person denied (spec §4.5). */
+/** `error` of a callback whose login the person denied (docs/API.md §4.5). */
 export const LOGIN_DENIED_ERROR = "access_denied";

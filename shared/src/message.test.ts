@@ -3,7 +3,7 @@ import { parseWith } from "./errors.js";
 import { generateRequestSchema } from "./generate.js";
 import { messageSchema, normalizeTimestamp } from "./message.js";
 
-describe("Message (spec §2)", () => {
+describe("Message (docs/API.md §2)", () => {
   it("normalizes timestamp, createdAt and created_at into an ISO timestamp", () => {
     const iso = "2026-11-21T10:00:00.000Z";
     const seconds = Date.parse(iso) / 1000;

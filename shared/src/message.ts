@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "./constants.js";
 
-/** Roles a message may have (spec §2 Message). */
+/** Roles a message may have (docs/API.md §2 Message). */
 export const messageRoleSchema = z.enum(["user", "assistant", "system", "developer"], {
   error: "must be one of user, assistant, system, developer",
 });
@@ -9,7 +9,7 @@ export const messageRoleSchema = z.enum(["user", "assistant", "system", "develop
 /** A message's role. */
 export type MessageRole = z.infer<typeof messageRoleSchema>;
 
-/** A text part of a message's content: `{ type: "text", text }` (spec §2 Message). */
+/** A text part of a message's content: `{ type: "text", text }` (docs/API.md §2 Message). */
 export const textPartSchema = z.object({
   type: z.literal("text", { error: 'only text content is supported: part type must be "text"' }),
   text: z.string({ error: "must be a string" }),
@@ -18,7 +18,7 @@ export const textPartSchema = z.object({
 /** A text part of message content. */
 export type TextPart = z.infer<typeof textPartSchema>;
 
-/** Message content: a string or an array of text parts (spec §2 Message, §4.1 rule 4). */
+/** Message content: a string or an array of text parts (docs/API.md §2 Message, §4.1 rule 4). */
 export const messageContentSchema = z.union(
   [z.string(), z.array(textPartSchema, { error: "must be a string or an array of text parts" })],
   { error: "must be a string or an array of text parts" },
@@ -62,7 +62,7 @@ export function contentText(content: MessageContent): string {
 }
 
 /**
- * A message of a history (spec §2 Message). `timestamp`, `createdAt` and
+ * A message of a history (docs/API.md §2 Message). `timestamp`, `createdAt` and
  * `created_at` are accepted (the first present wins) and normalized into
  * `timestamp` as an ISO 8601 UTC string.
  */
@@ -110,7 +110,7 @@ export interface Message {
   timestamp?: string;
 }
 
-/** A message as a client may send it (spec §2 Message). */
+/** A message as a client may send it (docs/API.md §2 Message). */
 export type MessageInput = z.input<typeof messageSchema>;
 
 /** The message list of a history: at least one, at most {@link LIMITS.maxMessages}. */
@@ -120,7 +120,7 @@ export const messageListSchema = z
   .max(LIMITS.maxMessages, { error: `must contain at most ${LIMITS.maxMessages} messages` });
 
 /**
- * Checks spec §4.1 rules 1–2 (and §4.3 rule 2): the last message has role
+ * Checks docs/API.md §4.1 rules 1–2 (and §4.3 rule 2): the last message has role
  * user and non-empty content. Adds an issue at `messages[last]` otherwise.
  */
 export function checkFinalUserMessage(

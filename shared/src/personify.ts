@@ -2,7 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "./constants.js";
 import { personaIdSchema } from "./persona-id.js";
 
-/** Body of `POST /api/v1/personify` (spec §4.2): `raw` is non-empty text to rewrite. */
+/** Body of `POST /api/v1/personify` (docs/API.md §4.2): `raw` is non-empty text to rewrite. */
 export const personifyRequestSchema = z.object({
   personaId: personaIdSchema,
   raw: z
@@ -16,7 +16,7 @@ export const personifyRequestSchema = z.object({
 /** A validated /personify request. */
 export type PersonifyRequest = z.output<typeof personifyRequestSchema>;
 
-/** Body of a 200 response of `POST /api/v1/personify` (spec §4.2). */
+/** Body of a 200 response of `POST /api/v1/personify` (docs/API.md §4.2). */
 export const personifyResponseSchema = z.object({
   personified: z.string(),
   chunks: z.array(z.string()),

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * One element of the top-level `rateLimits` array (spec §4.1 leaves its
- * fields open; DESIGN.md fixes them): a window, its request limit, the
+ * One element of the top-level `rateLimits` array (docs/API.md §4.1 leaves its
+ * fields open; this service fixes them): a window, its request limit, the
  * requests left in it, and when it resets in Unix seconds.
  */
 export const rateLimitSchema = z.object({

@@ -13,7 +13,7 @@ export interface Account {
   balanceMicros: number;
 }
 
-/** An account's status: only `active` accounts are served (spec §7 row 403). */
+/** An account's status: only `active` accounts are served (docs/API.md §7 row 403). */
 export type AccountStatus = "active" | "suspended" | "closed";
 
 type AccountRow = {

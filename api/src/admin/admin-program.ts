@@ -241,7 +241,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
       print((await services.personas.list(options.account)).map(describePersona)),
     );
   addPersonaVersionCommands(persona, services, print, output.error);
-  addPersonaCanaryCommands(persona, services, print);
+  addPersonaCanaryCommands(persona, services, print, output.error);
   for (const [command, allowed] of [
     ["grant-personify", true],
     ["revoke-personify", false],

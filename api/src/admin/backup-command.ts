@@ -3,7 +3,7 @@ import { type Command, CommanderError } from "commander";
 import type { Store } from "../storage/store.js";
 
 /**
- * `persona-admin backup FILE` (issue 21 "Backups while serving"): copies the
+ * `persona-admin backup FILE`: copies the
  * SQLite database with SQLite's online backup API while the service keeps
  * serving — a consistent snapshot, written aside and renamed into place,
  * mode 0600. PostgreSQL is backed up with `pg_dump` and point-in-time

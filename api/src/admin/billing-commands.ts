@@ -174,7 +174,7 @@ export function addBillingCommands(
 
   const limits = program
     .command("limits")
-    .description("rate limits of keys and accounts (spec §8)");
+    .description("rate limits of keys and accounts (docs/API.md §8)");
   limits
     .command("set")
     .addOption(new Option("--key <keyId>", "limits of one key").conflicts("account"))
@@ -237,7 +237,7 @@ export function addBillingCommands(
     .argument("<personaId>")
     .option("--price <amount>", "price per request in USD, e.g. 0.01", amountOption)
     .option("--off", "end self-serve: requests without a key get 401 again")
-    .description("let requests without a key pay per request with x402 (spec §5.6)")
+    .description("let requests without a key pay per request with x402 (docs/API.md §5.6)")
     .action(async (id: string, options: { price?: number; off?: boolean }) => {
       if ((options.price === undefined) === (options.off !== true)) {
         fail("persona.self-serve", "give either --price <amount> or --off");

@@ -31,7 +31,7 @@ async function openServices() {
  * `persona-admin`: the operator CLI, on the store named by
  * PERSONA_DATABASE_URL. The configuration is read and the store opened only
  * when a command runs: `--help`, `--version` and argument errors have no
- * side effects (issue 13).
+ * side effects.
  */
 async function main(): Promise<number> {
   const deferred = deferServices(openServices);

@@ -17,7 +17,7 @@ export interface DeferredServices {
 
 /**
  * Defers opening the store and the services until a command of
- * `persona-admin` actually runs (issue 13): `--help`, `--version` and an
+ * `persona-admin` actually runs: `--help`, `--version` and an
  * argument error then touch nothing on disk, and need no valid configuration.
  *
  * @param openServices - loads the configuration and opens the services

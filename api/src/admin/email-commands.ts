@@ -13,7 +13,7 @@ function requireEmail(address: string): string {
 }
 
 /**
- * Adds `persona-admin email …` (spec §1.6: the operator allows a customer's
+ * Adds `persona-admin email …` (docs/API.md §1.6: the operator allows a customer's
  * e-mail for the browser playground at onboarding):
  *
  * - `email allow <address> --account <id>`: the address may sign in, to that account;

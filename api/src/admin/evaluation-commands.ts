@@ -137,8 +137,7 @@ async function judgeFor(
 }
 
 /**
- * Adds `persona eval` and `persona eval-runs` to `persona-admin` (issue 25
- * "Evaluation"): runs a persona's evaluation suite through the persona
+ * Adds `persona eval` and `persona eval-runs` to `persona-admin`: runs a persona's evaluation suite through the persona
  * engine and model route, never through billing (the cost is the
  * operator's, stored with the run), prints the scorecard — two side by side
  * with `--compare-route` or `--compare-version` — stores every run, and exits

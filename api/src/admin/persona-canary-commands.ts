@@ -8,7 +8,12 @@ import {
 } from "../personas/persona-canary-store.js";
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
-import { operatorName, parseVersion } from "./persona-version-commands.js";
+import {
+  checkVersionRoute,
+  FORCE_HELP,
+  operatorName,
+  parseVersion,
+} from "./persona-version-commands.js";
 
 /** The options of `persona canary`. */
 interface CanaryOptions {
@@ -16,6 +21,7 @@ interface CanaryOptions {
   stop?: boolean;
   maxErrorRateIncrease: number;
   minRequests: number;
+  force?: boolean;
 }
 
 /** What `persona status --json` prints. */
@@ -154,12 +160,17 @@ async function canaryCall<T>(call: () => Promise<T | undefined>, id: string): Pr
 /**
  * Adds `persona canary` (start or `--stop` a canary) and `persona status`
  * (live and canary versions, their figures since the canary began, the
- * canary history) to `persona-admin persona`.
+ * canary history) to `persona-admin persona`. A canary's route is checked
+ * as a promotion's is: refused when a running instance cannot serve it,
+ * unless `--force` (kept in the start's history entry).
+ *
+ * @param warn - where notices go (standard error): route checks that were forced or ran locally
  */
 export function addPersonaCanaryCommands(
   persona: Command,
   services: Services,
   print: (value: unknown) => void,
+  warn: (text: string) => void = () => {},
 ): void {
   persona
     .command("canary")
@@ -179,6 +190,7 @@ export function addPersonaCanaryCommands(
       wholeNumber("--min-requests", 1, 1_000_000_000),
       DEFAULT_MIN_REQUESTS,
     )
+    .option("--force", FORCE_HELP.replace("go live", "start"))
     .description(
       "serve a version to a share of traffic, sticky per API key, within a second on every instance; --stop ends it, promoting its version finishes it",
     )
@@ -198,6 +210,10 @@ export function addPersonaCanaryCommands(
       }
       const number = parseVersion(version, false) as number;
       const { percent } = options;
+      const check = await checkVersionRoute(services, id, number, {
+        force: options.force === true,
+        warn,
+      });
       await canaryCall(
         () =>
           services.canaries.start(id, number, {
@@ -205,6 +221,7 @@ export function addPersonaCanaryCommands(
             maxErrorRateIncrease: options.maxErrorRateIncrease,
             minRequests: options.minRequests,
             operator: operatorName(),
+            ...(check?.forced === undefined ? {} : { forced: check.forced }),
           }),
         id,
       );

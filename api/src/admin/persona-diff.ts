@@ -14,7 +14,7 @@ function parts(persona: Persona): Array<[string, string]> {
 
 /**
  * A readable unified diff of two versions of a persona (`persona-admin
- * persona diff ID A B`, issue 25): the route (one `upstream:model` per
+ * persona diff ID A B`): the route (one `upstream:model` per
  * line, in order), the name and traits (as JSON), and the compiled system
  * prompt the engine sends — each as its own file `vA/<part>` → `vB/<part>`
  * (the `diff` package's unified format), or `<part>: unchanged`.

@@ -82,13 +82,14 @@ async function personaAt(services: Services, id: string, at: VersionSelector): P
 }
 
 /**
- * The route check of a version about to go live (`promote`, `rollback`):
+ * The route check of a version about to serve customers (`promote`,
+ * `rollback`, `canary`):
  * the version's route against every running instance's upstreams
  * ({@link requireServableRoute}); nothing to check when the persona or the
  * version does not exist, or (`drafts`) the version is no draft: the
  * store's call then says so.
  */
-async function checkVersionRoute(
+export async function checkVersionRoute(
   services: Services,
   id: string,
   version: number,
@@ -105,11 +106,11 @@ async function checkVersionRoute(
   });
 }
 
-const FORCE_HELP =
+export const FORCE_HELP =
   "go live even though a running instance lacks the route's upstreams (it answers 503 for the persona); kept in the version's note";
 
 /**
- * Adds the persona version commands to `persona-admin persona` (issue 25):
+ * Adds the persona version commands to `persona-admin persona`:
  * `history`, `diff`, `promote`, `rollback`. (`update --draft --note` and
  * `show --version` live with `update` and `show` in admin-program.ts.)
  *
@@ -201,7 +202,7 @@ export function addPersonaVersionCommands(
 
 /**
  * Applies a persona file's /personify access at once, apart from any
- * version: access is who may call /personify with the persona (spec §4.2),
+ * version: access is who may call /personify with the persona (docs/API.md §4.2),
  * not how it speaks, so it is no part of a version, and a draft made from
  * the same file does not carry it to its promotion. Says so (on standard
  * error) when it changed.

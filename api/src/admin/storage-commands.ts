@@ -54,8 +54,7 @@ function statsTable(stats: StorageStats): string {
 }
 
 /**
- * `persona-admin storage stats|retention|vacuum` (issue 26 "Bounded
- * history"): rows and bytes per table and what retention would remove;
+ * `persona-admin storage stats|retention|vacuum`: rows and bytes per table and what retention would remove;
  * one retention run now; and, on SQLite, switching an existing file to
  * `auto_vacuum = INCREMENTAL` (a full VACUUM) so retention shrinks it.
  */

@@ -4,10 +4,10 @@ import { checkApiKeyShape } from "../keys/api-key.js";
 import type { KeyOwner, KeyStore } from "../keys/key-store.js";
 
 /**
- * Reads the API key from `x-api-key` or `Authorization: Bearer` (spec §5.1–5.2).
+ * Reads the API key from `x-api-key` or `Authorization: Bearer` (docs/API.md §5.1–5.2).
  * Every occurrence of either header is read (`headersDistinct`: Node keeps
  * only the first `Authorization` in `headers`), so two headers carrying
- * different keys are refused as an ambiguous credential (issue 13).
+ * different keys are refused as an ambiguous credential.
  *
  * @returns the key, or undefined when neither header is present
  * @throws {ServiceError} `invalid_api_key` for a non-Bearer Authorization
@@ -38,7 +38,7 @@ export function readApiKey(request: Request): string | undefined {
 }
 
 /**
- * Authenticates a request by its API key (spec §5.1, §7 row 401).
+ * Authenticates a request by its API key (docs/API.md §5.1, §7 row 401).
  *
  * @returns the key's record and its account's status
  * @throws {ServiceError} `missing_api_key` or `invalid_api_key` (401)

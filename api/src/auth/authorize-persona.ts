@@ -4,7 +4,7 @@ import type { Persona } from "../personas/persona.js";
 import type { PersonaStore } from "../personas/persona-store.js";
 
 /**
- * Checks that the key's account is active (spec §7 row 403).
+ * Checks that the key's account is active (docs/API.md §7 row 403).
  *
  * @throws {ServiceError} `account_inactive` (403) when it is suspended or closed
  */

@@ -18,7 +18,7 @@ import { type ReservationsDialect, reservationsDialectOf } from "./reservations-
  * `PERSONA_SWEEP_INTERVAL_SECONDS`, or a quarter of
  * `PERSONA_RESERVATION_TTL_SECONDS` when that is shorter (at least one
  * second), so a reservation is released within a quarter of its TTL of
- * expiring (issue 29: a 4 s TTL was held for 30 s).
+ * expiring (a 4 s TTL was held for 30 s).
  */
 export function sweepIntervalMs(
   config: Pick<Config, "PERSONA_SWEEP_INTERVAL_SECONDS" | "PERSONA_RESERVATION_TTL_SECONDS">,
@@ -58,7 +58,7 @@ export interface BillingOverrides {
  * The name this instance tags its reservations with: `PERSONA_INSTANCE_ID`
  * when set; otherwise its dialect's (SQLite: one derived from the database
  * file's path, so a single instance restarted after a crash releases what
- * it held at once, issue 21; PostgreSQL: random).
+ * it held at once; PostgreSQL: random).
  */
 export function instanceIdOf(
   config: Config,

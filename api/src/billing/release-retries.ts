@@ -18,7 +18,7 @@ const RETRY_INTERVAL_MS = 1_000;
  * lock held elsewhere, a lost connection), tried again every second until
  * they succeed — so a failed request's reservation is given back as soon
  * as the store takes writes again, not only when the sweeper finds it
- * expired (issue 21). Kept in memory: after a crash, the restart releases
+ * expired. Kept in memory: after a crash, the restart releases
  * the instance's reservations anyway.
  */
 export class ReleaseRetries {

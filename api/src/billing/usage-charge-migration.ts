@@ -82,7 +82,7 @@ export function sqliteChargeTriggers(
 }
 
 /**
- * Migration `0017_usage_charges` (issue 27, WAL per request), on both
+ * Migration `0017_usage_charges` (WAL per request), on both
  * dialects: a served request's charge is written on its usage row instead
  * of in a `charge` entry of its own.
  *

@@ -1,5 +1,5 @@
 /**
- * Cuts text at the earliest occurrence of any stop sequence (spec §4.3 rule
+ * Cuts text at the earliest occurrence of any stop sequence (docs/API.md §4.3 rule
  * 7); empty sequences are ignored.
  */
 export function applyStop(
@@ -18,7 +18,7 @@ export function applyStop(
 }
 
 /**
- * Prepends the prompt to the output for `echo: true` (spec §4.3 rule 7),
+ * Prepends the prompt to the output for `echo: true` (docs/API.md §4.3 rule 7),
  * separated by a newline unless the prompt already ends in whitespace.
  */
 export function applyEcho(prompt: string, text: string): string {

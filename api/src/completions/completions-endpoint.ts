@@ -22,7 +22,7 @@ function conversationOf(body: CompletionRequest): { messages: Message[]; prompt:
 }
 
 /**
- * `POST /api/v1/completions` in the request pipeline (spec §4.3): the
+ * `POST /api/v1/completions` in the request pipeline (docs/API.md §4.3): the
  * persona ID is the `model`; `prompt` (a string or one-string array) or
  * `messages`; `n` choices; output normalized, then `stop` applied, then
  * the prompt prepended for `echo`. No `usage`.

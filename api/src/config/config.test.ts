@@ -14,7 +14,7 @@ function refusal(url: string): string {
   throw new Error(`${url} was accepted`);
 }
 
-describe("PERSONA_DATABASE_URL (issue 13)", () => {
+describe("PERSONA_DATABASE_URL", () => {
   it("takes a path, a file: URL, :memory:, postgres:// and postgresql://", () => {
     expect(databaseOf("./data/store.sqlite")).toBe(path.resolve("data/store.sqlite"));
     expect(databaseOf("/var/lib/persona/store.sqlite")).toBe("/var/lib/persona/store.sqlite");
@@ -63,7 +63,7 @@ describe("PERSONA_DEMO_EMAIL (the address the demo seed allows to sign in)", () 
   });
 });
 
-describe("PERSONA_USAGE_RETENTION_DAYS (issue 26)", () => {
+describe("PERSONA_USAGE_RETENTION_DAYS", () => {
   const days = (value?: string) =>
     loadConfig(value === undefined ? {} : { PERSONA_USAGE_RETENTION_DAYS: value })
       .PERSONA_USAGE_RETENTION_DAYS;

@@ -29,7 +29,7 @@ export function maskUrlPassword(url: string): string {
 }
 
 /**
- * Reads `PERSONA_DATABASE_URL` (issue 13): a path or a `file:` URL (an SQLite
+ * Reads `PERSONA_DATABASE_URL`: a path or a `file:` URL (an SQLite
  * file, resolved to an absolute path), `:memory:`, or a `postgres://` or
  * `postgresql://` URL (returned as given). Any other scheme — a misspelt
  * `postgress://`, `mysql://`, `https://` — is refused, so a typo never starts

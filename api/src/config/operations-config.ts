@@ -51,7 +51,7 @@ export const operationsConfigShape = {
    */
   PERSONA_SOCKET_TIMEOUT_MS: milliseconds.optional(),
   /**
-   * How long SIGTERM waits for the requests in flight (issue 13): new
+   * How long SIGTERM waits for the requests in flight: new
    * connections are refused at once, idle ones closed, and whatever is still
    * open at this deadline is closed before the process exits. Unset: the
    * provider timeout × (retries + 1) + 5 s, so a slow model call can finish.

@@ -2,8 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 
 /**
- * Configuration of usage retention (issue 26 "Bounded history";
- * usage/usage-retention.ts), spread into the server configuration schema.
+ * Configuration of usage retention (usage/usage-retention.ts), spread into the server configuration schema.
  */
 export const retentionConfigShape = {
   /**

@@ -3,8 +3,7 @@ import { z } from "zod";
 const milliseconds = z.coerce.number().int().positive().max(3_600_000);
 
 /**
- * Deadlines and limits of the store and Redis (issues 13 and 21;
- * docs/OPERATIONS.md "Timeouts" and "Storage failures"), spread into the
+ * Deadlines and limits of the store and Redis (docs/OPERATIONS.md "Timeouts" and "Storage failures"), spread into the
  * server configuration schema. Every wait on the database or Redis ends by
  * one of these; a request that meets one gets 503 with `Retry-After`,
  * uncharged.

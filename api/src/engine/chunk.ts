@@ -23,7 +23,7 @@ function splitLongSentence(sentence: string): string[] {
 
 /**
  * Splits normalized text into message-sized chunks along sentence boundaries
- * (`Intl.Segmenter`, DESIGN.md "Persona engine"): short sentences are joined
+ * (`Intl.Segmenter`): short sentences are joined
  * up to {@link CHUNK_TARGET_LENGTH} characters, a paragraph break always
  * ends a chunk, and a sentence over {@link CHUNK_MAX_LENGTH} characters is
  * split between words. Words are never cut, dropped or invented:

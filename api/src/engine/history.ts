@@ -11,7 +11,7 @@ const CONTEXT_LABEL = {
 /**
  * Maps a client's message history to the provider format: the compiled
  * persona prompt first, then the history in order. Client `system` and
- * `developer` messages are text-only context (spec §4.1 rule 3); they become
+ * `developer` messages are text-only context (docs/API.md §4.1 rule 3); they become
  * labelled system messages that cannot displace the persona prompt.
  */
 export function mapHistory(persona: Persona, messages: readonly Message[]): ProviderMessage[] {

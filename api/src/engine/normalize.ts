@@ -32,7 +32,7 @@ function stripWrappingQuotes(text: string): string {
 }
 
 /**
- * Normalizes model output (DESIGN.md "Persona engine"): Unicode NFC, model
+ * Normalizes model output: Unicode NFC, model
  * artefacts and `<think>` blocks removed, stray role or persona-name
  * prefixes removed, quotes wrapping the whole text removed, horizontal
  * whitespace collapsed, at most one blank line between paragraphs, trimmed.

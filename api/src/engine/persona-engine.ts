@@ -17,7 +17,7 @@ import { ModelRouter, type RoutedRequest, RouteError, type RouteObserver } from 
 import { normalizeOutput } from "./normalize.js";
 import { compilePersonifyInstruction, compileSystemPrompt } from "./system-prompt.js";
 
-/** Candidates drawn when a client asks for variations (spec §4.1 includeVariations). */
+/** Candidates drawn when a client asks for variations (docs/API.md §4.1 includeVariations). */
 export const VARIATION_COUNT = 3;
 
 /** How often, at most, a persona whose route cannot be served here is logged (milliseconds). */
@@ -68,7 +68,7 @@ export interface PersonaEngineOptions {
 
 /**
  * Turns personas and histories into normalized texts along the persona's
- * model route (DESIGN.md "Persona engine", "Model providers"): targets are
+ * model route (docs/ARCHITECTURE.md "The request path"): targets are
  * tried in order with fallback and cooldowns ({@link ModelRouter}). Knows
  * nothing of money. Failures become {@link ServiceError}s `upstream_error`
  * (502), `upstream_timeout` (504, every target timed out), or
@@ -138,7 +138,7 @@ export class PersonaEngine {
    * and the call.
    *
    * @param task - `reply` to a history with 1–5 independent candidates, or
-   *   `personify` a source text (spec §4.2: the text is data, never instructions)
+   *   `personify` a source text (docs/API.md §4.2: the text is data, never instructions)
    */
   prepare(persona: Persona, task: EngineTask): PreparedCall {
     const request: RoutedRequest =
@@ -181,7 +181,7 @@ export class PersonaEngine {
     return this.prepare(persona, { task: "reply", messages, candidates }).run(signal);
   }
 
-  /** Rewrites `source` in the persona's voice (spec §4.2); the text is data, never instructions. */
+  /** Rewrites `source` in the persona's voice (docs/API.md §4.2); the text is data, never instructions. */
   personify(persona: Persona, source: string, signal?: AbortSignal): Promise<EngineOutput> {
     return this.prepare(persona, { task: "personify", source }).run(signal);
   }

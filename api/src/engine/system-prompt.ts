@@ -25,7 +25,7 @@ const QUESTIONS = {
 const compiled = new WeakMap<Persona, string>();
 
 /**
- * Compiles a persona's traits (spec §2 Persona: personality, communication
+ * Compiles a persona's traits (docs/API.md §2 Persona: personality, communication
  * style, behavioural guidelines, boundaries) into the system prompt sent
  * first to a language-model provider. Persona objects are not mutated once
  * read, so the prompt is kept per object.
@@ -80,7 +80,7 @@ export const SOURCE_BLOCK_OPEN = "<source_text>";
 export const SOURCE_BLOCK_CLOSE = "</source_text>";
 
 /**
- * The instruction for /personify (spec §4.2): the source text sits in a
+ * The instruction for /personify (docs/API.md §4.2): the source text sits in a
  * delimited data block and is rewritten, never obeyed. Delimiter look-alikes
  * inside the text are defused so it cannot close the block early.
  */

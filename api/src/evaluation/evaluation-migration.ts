@@ -2,7 +2,7 @@ import type { Kysely, Migration } from "kysely";
 import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
- * Migration `0011_evaluation_runs` (issue 25 "Evaluation"): the runs of
+ * Migration `0011_evaluation_runs`: the runs of
  * `persona-admin persona eval`, listed by `persona eval-runs` (see
  * evaluation-tables.ts). Portable column types, so the same statements
  * serve SQLite and PostgreSQL; no foreign key, so a run outlives what it

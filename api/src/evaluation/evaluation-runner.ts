@@ -111,7 +111,7 @@ function engineTask(evaluationCase: EvaluationCase): EngineTask {
 }
 
 /**
- * Runs a suite for a subject (issue 25 "Evaluation"): every case `repeat`
+ * Runs a suite for a subject: every case `repeat`
  * times through the persona engine along the subject's route — the same
  * prompt, route walk, fallbacks and normalization as a request — but never
  * through the request pipeline's metering: no balance, rate limit or usage

@@ -144,12 +144,12 @@ export type EvaluationCheck = z.output<typeof evaluationCheckSchema>;
 export type CheckType = EvaluationCheck["type"];
 
 const generateCaseSchema = z.strictObject({
-  /** The history sent as /generate's `messages` (spec §4.1; validated as the endpoint does). */
+  /** The history sent as /generate's `messages` (docs/API.md §4.1; validated as the endpoint does). */
   messages: z.array(z.unknown()).min(1),
 });
 
 const personifyCaseSchema = z.strictObject({
-  /** The text sent as /personify's `raw` (spec §4.2). */
+  /** The text sent as /personify's `raw` (docs/API.md §4.2). */
   source: z.string().min(1),
 });
 

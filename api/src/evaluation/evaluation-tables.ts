@@ -1,5 +1,5 @@
 /**
- * The table of migration `0011_evaluation_runs` (issue 25 "Evaluation"):
+ * The table of migration `0011_evaluation_runs`:
  * one row per run of an evaluation suite. Dialect-neutral like the rest of
  * the store: times as ISO 8601 UTC strings, money as micro-units.
  */

@@ -9,7 +9,7 @@ export class EvaluatedPersonaError extends Error {
   override readonly name = "EvaluatedPersonaError";
 }
 
-/** A persona as evaluated, with the version it is (issue 25 "Versions"). */
+/** A persona as evaluated, with the version it is. */
 export interface EvaluatedPersona {
   persona: Persona;
   version: number;

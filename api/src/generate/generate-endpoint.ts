@@ -9,7 +9,7 @@ import { selectFinalReply, VARIATION_COUNT } from "../engine/persona-engine.js";
 import type { MeteredEndpoint } from "../pipeline/metered-request.js";
 
 /**
- * `POST /api/v1/generate` in the request pipeline (spec §4.1): one
+ * `POST /api/v1/generate` in the request pipeline (docs/API.md §4.1): one
  * candidate, or {@link VARIATION_COUNT} with `includeVariations`, of which
  * one is selected as `finalReply` and the distinct ones are `replyChoices`;
  * `rateLimits` at the top level on API-key requests. An invalid body is

@@ -6,10 +6,10 @@ import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { generateEndpoint } from "./generate-endpoint.js";
 
 /**
- * `POST /api/v1/generate` (spec §4.1): replies to a message history in the
+ * `POST /api/v1/generate` (docs/API.md §4.1): replies to a message history in the
  * persona's voice, with alternative replies when `includeVariations` is true.
  * Errors: 400 malformed JSON, 422 invalid body, 401, 403, 404 as plain text;
- * 402 (x402 challenge), 429, 503 and 5xx as JSON (spec §7). Served by the
+ * 402 (x402 challenge), 429, 503 and 5xx as JSON (docs/API.md §7). Served by the
  * request pipeline (pipeline/metered-request.ts).
  */
 export function createGenerateRouter(context: PipelineContext, bodyLimit: number): Router {

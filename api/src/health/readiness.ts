@@ -56,7 +56,7 @@ async function check(run: () => Promise<void>, timeoutMs: number): Promise<Readi
 }
 
 /**
- * Readiness (issue 13 "Health that tells the truth"; issue 21): the
+ * Readiness: the
  * database answers a read of the schema and takes a write (a probe row)
  * within the deadline, the file is the one at the configured path, and
  * Redis, when configured, answers a PING. Never calls model upstreams.

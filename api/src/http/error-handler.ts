@@ -18,7 +18,7 @@ export function storageUnavailable(error: StorageUnavailableError): ServiceError
   );
 }
 
-/** Writes a {@link ServiceError} in the format of the endpoint's error style (spec §7). */
+/** Writes a {@link ServiceError} in the format of the endpoint's error style (docs/API.md §7). */
 export function writeError(response: Response, error: ServiceError): void {
   const entry = ERROR_TABLE[error.code];
   // Read by the metrics middleware (rate-limit and balance refusals).

@@ -4,7 +4,7 @@ import { readJsonBody } from "./read-body.js";
 import { ServiceError } from "./service-error.js";
 
 /**
- * Requires `Content-Type: application/json` (spec §4 common rules; a charset
+ * Requires `Content-Type: application/json` (docs/API.md §4 common rules; a charset
  * parameter is allowed) and answers 415 otherwise.
  */
 export const requireJsonContentType: RequestHandler = (request, _response, next) => {
@@ -41,7 +41,7 @@ export function isJsonObject(body: unknown): body is Record<string, unknown> {
 }
 
 /**
- * The steps every API endpoint runs before its handler (spec §4 common
+ * The steps every API endpoint runs before its handler (docs/API.md §4 common
  * rules): mark the endpoint's error style, require `application/json`
  * (415), and parse the body up to `limit` bytes (400 malformed, 413 too
  * large).

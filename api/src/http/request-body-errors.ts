@@ -35,7 +35,7 @@ function tooLarge(limit: unknown): BodyRefusal {
 }
 
 /**
- * The one table of request-parsing failures (issue 13): every error a body
+ * The one table of request-parsing failures: every error a body
  * parser raises for something the client sent, by its `type`, mapped to a
  * 4xx. The API routes, the pages and the playground's fetch endpoints all
  * answer through it, each in its own format (error-handler.ts,

@@ -1,9 +1,9 @@
 /**
  * Every error the service answers with, by code. One table maps each code to
- * its HTTP status, the `type` of the /completions error object (spec §7
+ * its HTTP status, the `type` of the /completions error object (docs/API.md §7
  * format 3, whose `code` is always null), and whether /generate and /personify write it as plain text
- * (validation and authentication, spec §7 format 1) or JSON (quota and
- * server errors, spec §7 format 2).
+ * (validation and authentication, docs/API.md §7 format 1) or JSON (quota and
+ * server errors, docs/API.md §7 format 2).
  */
 export const ERROR_TABLE = {
   malformed_json: { status: 400, completionType: "invalid_request_error", nativeFormat: "text" },
@@ -33,13 +33,13 @@ export const ERROR_TABLE = {
   internal_error: { status: 500, completionType: "server_error", nativeFormat: "json" },
   upstream_error: { status: 502, completionType: "server_error", nativeFormat: "json" },
   upstream_timeout: { status: 504, completionType: "server_error", nativeFormat: "json" },
-  // The database or Redis cannot answer in time (issues 13, 21): plain text
+  // The database or Redis cannot answer in time: plain text
   // on /generate and /personify like their other errors, with Retry-After.
   storage_unavailable: { status: 503, completionType: "server_error", nativeFormat: "text" },
   // No target of the persona's route can be served by this instance (its
   // upstreams are configured elsewhere): JSON like the other server errors.
   route_unservable: { status: 503, completionType: "server_error", nativeFormat: "json" },
-  // Billing (spec §5.6, §7 rows 402 and 429). On /completions the two 429s
+  // Billing (docs/API.md §5.6, §7 rows 402 and 429). On /completions the two 429s
   // differ in `type` and message; `code` is null like every other error (§7.3).
   // GET /metrics (docs/OPERATIONS.md): a token is configured and was not sent,
   // or none is configured and the client is not on the loopback interface.

@@ -5,7 +5,7 @@ import { crc32 } from "node:zlib";
 export const API_KEY_PREFIX = "prk_";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/** 32 base62 characters carry 32 × log2(62) ≈ 190 bits of randomness (DESIGN.md: ≥ 160). */
+/** 32 base62 characters carry 32 × log2(62) ≈ 190 bits of randomness (at least 160 are required). */
 const RANDOM_LENGTH = 32;
 /** CRC32 fits in 6 base62 characters (62^6 > 2^32). */
 const CHECKSUM_LENGTH = 6;

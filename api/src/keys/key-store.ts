@@ -20,7 +20,7 @@ export interface ApiKeyRecord {
 /** A key found by its hash, with its account's status. */
 export interface KeyOwner extends ApiKeyRecord {
   accountStatus: "active" | "suspended" | "closed";
-  /** The operator's rate-limit overrides of this key and of its account (spec §8.2). */
+  /** The operator's rate-limit overrides of this key and of its account (docs/API.md §8.2). */
   rateLimitOverrides: { key: RateLimitOverrides; account: RateLimitOverrides };
 }
 
@@ -35,7 +35,7 @@ const CACHE_TTL_MS = 60_000;
 /**
  * Creates, finds, lists and revokes API keys; stores only their hashes.
  * Lookups by key are served from memory when a change feed is given,
- * emptied on every change of keys and accounts (issue 14: a revoked key is
+ * emptied on every change of keys and accounts (a revoked key is
  * refused everywhere within a second).
  */
 export class KeyStore {

@@ -21,6 +21,9 @@ const LOG_BUFFER_BYTES = 8 * 1024;
 /** Longest a log line waits in that buffer, in milliseconds. */
 const LOG_FLUSH_INTERVAL_MS = 200;
 
+/** A log destination that can be emptied synchronously before the process exits. */
+export type FlushableDestination = DestinationStream & { flushSync(): void };
+
 /**
  * Standard output written asynchronously in the background (sonic-boom), so
  * logging never blocks a request. Lines are gathered up to 8 KiB and
@@ -28,7 +31,7 @@ const LOG_FLUSH_INTERVAL_MS = 200;
  * logging — and never wait more than 200 ms; call `flushSync()` before
  * exiting.
  */
-export function asyncStandardOutput() {
+export function asyncStandardOutput(): FlushableDestination {
   const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES });
   const timer = setInterval(() => {
     // A write still under way is flushed by the next round.

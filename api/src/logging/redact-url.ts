@@ -1,6 +1,6 @@
 /**
  * Query parameters whose values are credentials: the sign-in link's `token`,
- * and the browser login's `state` (spec §4.5), which protects the login
+ * and the browser login's `state` (docs/API.md §4.5), which protects the login
  * session of the tool that made it.
  */
 const SECRET_PARAMETERS = ["token", "state"];

@@ -5,7 +5,7 @@ import { REQUEST_ID_HEADER, requestContext, requestIdFor } from "./request-conte
 
 /**
  * Gives every request its ID and writes one log line when it is answered
- * (issue 14: request logging kept on and kept cheap). The ID is the
+ * (request logging kept on and kept cheap). The ID is the
  * client's valid `x-request-id` or a fresh UUID; it goes out in the
  * response's `x-request-id`, is `request.id` for the handlers, and is on
  * every line any module logs while the request is served

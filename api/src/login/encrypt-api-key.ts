@@ -4,7 +4,7 @@ import { CompactEncrypt, type CryptoKey } from "jose";
 /**
  * Encrypts an API key to the login caller's public key as a compact JWE
  * (RFC 7516) with `RSA-OAEP-256` key management and `A256GCM` content
- * encryption (issue 5, spec §4.5). Only the holder of the private key — the
+ * encryption (docs/API.md §4.5). Only the holder of the private key — the
  * command-line tool or plugin that started the login — can read it.
  *
  * @param apiKey - the plaintext key; it is the JWE's whole payload (UTF-8)

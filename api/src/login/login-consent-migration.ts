@@ -3,7 +3,7 @@ import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
  * Migration `0009_login_consents`: the browser login's consents that were
- * answered (issue 29), one row per login request, keyed by the SHA-256 of
+ * answered, one row per login request, keyed by the SHA-256 of
  * its `state`. The primary key is what makes a consent usable once: the
  * row is inserted in the same transaction as the key it approves, so a
  * second post of the same consent — sequential, concurrent, or on another

@@ -15,8 +15,8 @@ function stateHash(state: string): string {
 }
 
 /**
- * The browser login's consents, each usable once (issue 29): a login
- * request (`state`, spec §4.5) is answered by one approval or one denial,
+ * The browser login's consents, each usable once: a login
+ * request (`state`, docs/API.md §4.5) is answered by one approval or one denial,
  * and an approval creates exactly one key. The once-only rule is the
  * table's primary key, written in the same transaction as the key, so it
  * holds across concurrent posts and across instances sharing the store,

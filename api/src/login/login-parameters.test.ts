@@ -26,7 +26,7 @@ async function problemWith(overrides: Record<string, unknown>, remove: string[] 
   return checked.ok ? undefined : { parameter: checked.parameter, reason: checked.reason };
 }
 
-describe("login route parameters (spec §4.5): each case of issue 5 is refused", () => {
+describe("login route parameters (docs/API.md §4.5): each bad parameter is refused", () => {
   it("missing state", async () => {
     expect(await problemWith({}, ["state"])).toEqual({ parameter: "state", reason: "is required" });
   });

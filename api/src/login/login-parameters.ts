@@ -47,7 +47,7 @@ function firstReason(error: { issues: readonly { message: string }[] }): string 
 }
 
 /**
- * Checks every parameter of the browser login route (spec §4.5), in the
+ * Checks every parameter of the browser login route (docs/API.md §4.5), in the
  * order state, redirect_uri, recipient_public_key_jwk, name, source. A
  * parameter given more than once is refused.
  *

@@ -35,7 +35,7 @@ async function checkedOrRefused(parameters: Record<string, unknown>): Promise<Lo
 }
 
 /**
- * The page of a login request that was answered already (issue 29): the
+ * The page of a login request that was answered already: the
  * same 400 page, in the same words, as the sign-in flow's used link.
  */
 function consentUsed(): PageError {
@@ -66,7 +66,7 @@ function consentForm(parameters: LoginParameters, csrfToken: string, decision: "
 }
 
 /**
- * The browser login route (spec §4.5; issue 5). `GET` checks the parameters
+ * The browser login route (docs/API.md §4.5). `GET` checks the parameters
  * (a 400 page naming the bad one, never a redirect), sends a visitor who is
  * not signed in through the sign-in flow and back, and shows the consent
  * page; it never creates a key. The consent page's CSRF-protected `POST`
@@ -74,7 +74,7 @@ function consentForm(parameters: LoginParameters, csrfToken: string, decision: "
  * caller's public key (compact JWE, RSA-OAEP-256 + A256GCM) and redirects
  * (303) to the callback with `state` and `encrypted_api_key` only, or
  * redirects with `state` and `error=access_denied`. The plaintext key is
- * never rendered, logged or stored. A consent is used once (issue 29): a
+ * never rendered, logged or stored. A consent is used once: a
  * login request (its `state`) answered already shows the "used" page on
  * `GET` and on every later `POST`, which creates nothing.
  */

@@ -6,7 +6,7 @@ export interface LoginTables {
   login_consents: LoginConsentsTable;
 }
 
-/** A consent of `GET /api/persona/cli/login` that was answered, used once (issue 29). */
+/** A consent of `GET /api/persona/cli/login` that was answered, used once. */
 export interface LoginConsentsTable {
   /** SHA-256 of the login request's `state`, hex. */
   state_hash: string;

@@ -37,7 +37,7 @@ function modulusBits(n: string): number {
 }
 
 /**
- * Reads `recipient_public_key_jwk` of the login route (spec §4.5): base64url
+ * Reads `recipient_public_key_jwk` of the login route (docs/API.md §4.5): base64url
  * of a JSON RSA public JWK following `RECIPIENT_KEY_RULES` of shared
  * (exponent 65537, modulus of 2048–8192 bits, no private members), and when `alg`, `use` or `key_ops` are present they must
  * allow RSA-OAEP-256 encryption.

@@ -1,6 +1,6 @@
 import { LOGIN_PATH, LOGIN_SOURCES, type LoginSource } from "@persona-reply/shared";
 
-/** How each `source` of the browser login route (spec §4.5) is named to the person. */
+/** How each `source` of the browser login route (docs/API.md §4.5) is named to the person. */
 export const SOURCE_LABELS: Record<LoginSource, string> = {
   cli: "the persona command-line tool",
   codex: "the Codex plugin",

@@ -58,7 +58,7 @@ export interface Metrics {
   sqliteWalBytes: Gauge;
   /**
    * Statements the store had its database execute, by `dialect` (`sqlite`,
-   * `postgres`), read from the store at each scrape (issue 27).
+   * `postgres`), read from the store at each scrape.
    */
   storageStatements: Counter<"dialect">;
   /**
@@ -70,7 +70,7 @@ export interface Metrics {
    * How long each request-path write waited for the store, in seconds, by
    * `operation` (`admit`, `settle`, `release`, `record`) and `outcome`
    * (`ok`, `error`): queued behind a group commit, written, committed and,
-   * for durable writes, flushed to disk (issue 27: the storage write's
+   * for durable writes, flushed to disk (the storage write's
    * share of a request's latency).
    */
   storageWriteDuration: Histogram<"operation" | "outcome">;

@@ -6,7 +6,7 @@ import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
 /** An example persona ID for the document's examples (not a real persona). */
 export const EXAMPLE_PERSONA_ID = "3f1c2b7e-8a9d-4c1e-9b2a-5d6e7f8a9b0c";
 
-/** Who may call the three endpoints: an API key in either header, or an x402 payment (spec §5). */
+/** Who may call the three endpoints: an API key in either header, or an x402 payment (docs/API.md §5). */
 export const API_SECURITY = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { X402Payment: [] }];
 
 /** The optional `x-request-id` request header. */
@@ -44,7 +44,7 @@ const COMMON_CODES: ErrorCode[] = [
 
 /**
  * The error codes of each endpoint. /generate answers an invalid body with
- * 422 and /personify and /completions with 400 (spec §7); only /personify
+ * 422 and /personify and /completions with 400 (docs/API.md §7); only /personify
  * checks /personify access.
  */
 export const ENDPOINT_ERROR_CODES = {
@@ -190,7 +190,7 @@ const completions: OperationObject = {
   },
 };
 
-/** The three API endpoints of spec §4.1–4.3, by path. */
+/** The three API endpoints of docs/API.md §4.1–4.3, by path. */
 export function apiPaths(): Record<string, PathItemObject> {
   return {
     [ENDPOINT_PATHS.generate]: { post: generate },

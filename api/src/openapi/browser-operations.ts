@@ -158,8 +158,8 @@ function playgroundCall(kind: "generate" | "personify"): OperationObject {
 }
 
 /**
- * The server-rendered routes: the browser login route (spec §4.5) and the
- * playground (spec §1.6, §5.3). Pages answer HTML (errors as error pages);
+ * The server-rendered routes: the browser login route (docs/API.md §4.5) and the
+ * playground (docs/API.md §1.6, §5.3). Pages answer HTML (errors as error pages);
  * the playground's two JSON calls reuse the contract's schemas.
  */
 export function browserPaths(): Record<string, PathItemObject> {

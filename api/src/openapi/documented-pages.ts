@@ -35,7 +35,7 @@ export interface DocumentedPage {
 
 const string = (extra: SchemaObject = {}): SchemaObject => ({ type: "string", ...extra });
 
-/** The parameters of the browser login route (spec §4.5), with the checks the route makes. */
+/** The parameters of the browser login route (docs/API.md §4.5), with the checks the route makes. */
 const LOGIN_FIELDS: Field[] = [
   {
     name: "state",
@@ -72,8 +72,8 @@ const LOGIN_FIELDS: Field[] = [
 export const SIGNED_OUT_GET = "Not signed in: to /sign-in, which brings the browser back here.";
 
 /**
- * The server-rendered routes of the browser login (spec §4.5) and the
- * playground (spec §1.6, §5.3), as the OpenAPI document describes them.
+ * The server-rendered routes of the browser login (docs/API.md §4.5) and the
+ * playground (docs/API.md §1.6, §5.3), as the OpenAPI document describes them.
  */
 export const DOCUMENTED_PAGES: DocumentedPage[] = [
   {

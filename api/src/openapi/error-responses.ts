@@ -158,7 +158,7 @@ const jsonBody = (code: ErrorCode) => ({ error: { type: code, message: exampleMe
  * The error responses of an operation, derived from the service's error
  * table (`ERROR_TABLE`): the codes the operation can answer are grouped by
  * status, and each status gets the body format the endpoint writes it in
- * (spec §7): plain text for the validation and authentication errors of
+ * (docs/API.md §7): plain text for the validation and authentication errors of
  * /generate and /personify, `ErrorBody` JSON for their quota and server
  * errors, the `CompletionError` object for every error of /completions, the
  * x402 `PaymentRequired` object for 402, and `ErrorBody` for the other

@@ -140,7 +140,7 @@ describe("the OpenAPI document (generated from the zod contract)", () => {
     expect(validate({ ...body, status: "failure" })).toBe(false);
   });
 
-  it("documents spec §7's formats: plain text on /generate and /personify, JSON for quota and server errors", () => {
+  it("documents docs/API.md §7's formats: plain text on /generate and /personify, JSON for quota and server errors", () => {
     const generate = document.paths["/api/v1/generate"]?.post;
     const personify = document.paths["/api/v1/personify"]?.post;
     const completions = document.paths["/api/v1/completions"]?.post;

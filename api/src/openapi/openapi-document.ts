@@ -124,7 +124,7 @@ const INFO: InfoObject & { summary: string } = {
 
 /**
  * Builds the OpenAPI 3.1 document of the service: the three API endpoints
- * (spec §4.1–4.3), the browser login route (§4.5), the playground, and the
+ * (docs/API.md §4.1–4.3), the browser login route (§4.5), the playground, and the
  * operational routes (/healthz, /metrics, this document, /docs). Request
  * and response schemas come from the zod contract of `@persona-reply/shared`
  * through zod 4's JSON Schema output; error statuses and formats come from
@@ -180,7 +180,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
   return builder.getSpec() as unknown as OpenApiDocument;
 }
 
-/** The ways to authenticate (spec §5), under `#/components/securitySchemes`. */
+/** The ways to authenticate (docs/API.md §5), under `#/components/securitySchemes`. */
 const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   ApiKeyHeader: {
     type: "apiKey",

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The x402 v2 `PaymentRequired` object: the body (and, base64-encoded, the
- * `PAYMENT-REQUIRED` header) of a 402 payment challenge (spec §5.6; §7.5
+ * `PAYMENT-REQUIRED` header) of a 402 payment challenge (docs/API.md §5.6; §7.5
  * leaves the body "not shown", api/README.md fills it with x402). The
  * protocol's own schema in `@x402/core` is written for zod 3, which zod 4's
  * JSON Schema output cannot read, so its shape is restated here for the

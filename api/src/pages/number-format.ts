@@ -2,7 +2,7 @@ import { formatMoney } from "../billing/money.js";
 
 /**
  * How the pages write numbers: one module, so a count in a table cell, a
- * card, a chart's axis and its tooltips read the same (issue 28: "19629976"
+ * card, a chart's axis and its tooltips read the same ("19629976"
  * in a cell beside "71,698" in a card). English grouping (`,` every three
  * digits, `.` before decimals), whatever the server's locale. Files meant
  * for machines (the CSV) keep plain digits and use `formatMoney` directly.

@@ -1,6 +1,6 @@
 /**
  * A signed-in browser session, as the pages see it (stored by the
- * playground's `SessionStore`, spec §1.6).
+ * playground's `SessionStore`, docs/API.md §1.6).
  */
 export interface PageSession {
   /** Public identifier, used to list and revoke the session. */

@@ -118,7 +118,7 @@ export function readAuthorization(payload: PaymentPayload): PaymentAuthorization
  * reasons, or undefined when it is valid: not yet valid (`validAfter` after
  * now) or expired or about to (`validBefore` within
  * {@link X402_VALID_BEFORE_MARGIN_SECONDS} of now) — the rules of x402's
- * reference facilitator, checked here before it is asked (issue 29).
+ * reference facilitator, checked here before it is asked.
  *
  * @param nowSeconds - the current time in Unix seconds
  */
@@ -135,7 +135,7 @@ export function windowRefusal(
 }
 
 /**
- * The identity of a payment, used once (issue 29): SHA-256 (hex) of the
+ * The identity of a payment, used once: SHA-256 (hex) of the
  * network, the token, the payer and the nonce, addresses and nonce
  * lower-cased — what the token contract itself uses once (EIP-3009's
  * `authorizationState(from, nonce)`). Not the header's bytes: a re-encoded
@@ -159,7 +159,7 @@ export function paymentIdentity(
 }
 
 /**
- * The 402 payment challenge of self-serve personas (spec §5.6, §7 row 402)
+ * The 402 payment challenge of self-serve personas (docs/API.md §5.6, §7 row 402)
  * in the x402 protocol (v2, `exact` scheme), through `@x402/core`: a
  * request without a key header gets 402 with the `PaymentRequired` object
  * both in the `PAYMENT-REQUIRED` header (base64, as x402 clients read it)

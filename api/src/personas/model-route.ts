@@ -54,7 +54,7 @@ const routeTargetTextSchema = z.string().transform((text, context) => {
 });
 
 /**
- * A persona's model route (DESIGN.md "Model providers"; spec §1.5: the
+ * A persona's model route (docs/API.md §1.5: the
  * customer never chooses): the targets in the order they are tried. Each is
  * an object or the text `upstream:model`; a target listed twice is refused.
  */

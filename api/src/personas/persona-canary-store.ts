@@ -33,6 +33,8 @@ export interface CanaryStart {
   minRequests?: number;
   /** Who starts it (persona-admin: the operator's login name). */
   operator?: string | null;
+  /** What a forced route check overrode (`--force`), kept in the start's history entry. */
+  forced?: string;
 }
 
 /** The default margin of the automatic stop, in percentage points of error rate. */
@@ -207,7 +209,11 @@ export class PersonaCanaryStore {
         percent,
         startedAt: now,
         operator: options.operator ?? null,
-        details: { maxErrorRateIncrease: maxIncrease, minRequests },
+        details: {
+          maxErrorRateIncrease: maxIncrease,
+          minRequests,
+          ...(options.forced === undefined ? {} : { forced: options.forced }),
+        },
       });
       return now;
     });

@@ -197,13 +197,13 @@ class Unchanged extends Error {
 }
 
 /**
- * Reads and writes personas and their versions (issue 25). Every change of
+ * Reads and writes personas and their versions. Every change of
  * a persona's name, traits or route is a new immutable row of
  * `persona_versions`; the `personas` row is the live version's projection,
  * updated in the same transaction that makes a version live, so the request
  * path reads one row and the change feed (a trigger on `personas`, migration
  * 0005) tells every instance at once. Lookups by ID are served from memory
- * when a change feed is given, emptied on every change of a persona (issue 14).
+ * when a change feed is given, emptied on every change of a persona.
  */
 export class PersonaStore {
   private readonly cache: LookupCache<Persona> | undefined;
@@ -546,7 +546,7 @@ export class PersonaStore {
 
   /**
    * The persona as it answers at a version, for running it outside the
-   * request path (issue 25's evaluation, `persona diff`): `"live"` is
+   * request path (the evaluation, `persona diff`): `"live"` is
    * {@link find}; a number is that version; `"draft"` the newest draft.
    * Owner, /personify access and self-serve price are the persona's
    * current ones (they are not versioned); `version` names the version.
@@ -596,7 +596,7 @@ export class PersonaStore {
     });
   }
 
-  /** Grants or withdraws /personify access (spec §4.2); not versioned. */
+  /** Grants or withdraws /personify access (docs/API.md §4.2); not versioned. */
   async setPersonifyAccess(id: string, allowed: boolean): Promise<Persona | undefined> {
     await this.database
       .updateTable("personas")
@@ -608,7 +608,7 @@ export class PersonaStore {
 
   /**
    * Makes a persona self-serve at a price per request in micro-units of USD
-   * (spec §5.6), or ends self-serve with null.
+   * (docs/API.md §5.6), or ends self-serve with null.
    *
    * @returns the updated persona, or undefined when no persona has this ID
    * @throws {RangeError} for a price that is not a positive whole number

@@ -7,7 +7,7 @@ import {
 } from "./model-route.js";
 
 /**
- * Personality traits designed at onboarding (spec §2 Persona: extraversion,
+ * Personality traits designed at onboarding (docs/API.md §2 Persona: extraversion,
  * emotional tone, confidence, humour style).
  */
 export const personalitySchema = z.object({
@@ -18,7 +18,7 @@ export const personalitySchema = z.object({
 });
 
 /**
- * Communication style (spec §2 Persona: formality, verbosity, emotional
+ * Communication style (docs/API.md §2 Persona: formality, verbosity, emotional
  * expression, question frequency).
  */
 export const communicationStyleSchema = z.object({
@@ -29,8 +29,8 @@ export const communicationStyleSchema = z.object({
 });
 
 /**
- * Behavioural guidelines (spec §2 Persona: role, boundaries, engagement
- * style, cultural context), with the safety behaviour of spec §1.7.
+ * Behavioural guidelines (docs/API.md §2 Persona: role, boundaries, engagement
+ * style, cultural context), with the safety behaviour of docs/API.md §1.7.
  * `avoidTopics` are words or phrases the persona declines to discuss.
  */
 export const behaviouralGuidelinesSchema = z.object({

@@ -13,7 +13,7 @@ interface PersonaRowBefore {
 }
 
 /**
- * Migration `0010_persona_versions` (issue 25, "Persona versions"):
+ * Migration `0010_persona_versions` ("Persona versions"):
  *
  * - `persona_versions`: every version of a persona's name, traits and
  *   route, immutable once written — `version` counts 1, 2, 3 … per

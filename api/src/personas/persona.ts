@@ -10,7 +10,7 @@ export interface Persona {
   /** Display name, also used to strip a stray "Name:" prefix from model output. */
   name: string;
   traits: PersonaTraits;
-  /** Whether the persona may be used on /personify (spec §4.2). */
+  /** Whether the persona may be used on /personify (docs/API.md §4.2). */
   personifyAccess: boolean;
   /**
    * The model targets in the order they are tried (upstream names of the
@@ -18,7 +18,7 @@ export interface Persona {
    */
   route: ModelRoute;
   /**
-   * The version whose name, traits and route these are (issue 25): the live
+   * The version whose name, traits and route these are: the live
    * version for personas read by `find`/`list`, the asked one for
    * `findVersion`. Versions count 1, 2, 3 … per persona.
    */
@@ -27,7 +27,7 @@ export interface Persona {
   createdAt: string;
   /**
    * Price per request in micro-units of USD when the operator made the
-   * persona self-serve (spec §5.6: requests without a key get a 402 x402
+   * persona self-serve (docs/API.md §5.6: requests without a key get a 402 x402
    * payment challenge); absent otherwise.
    */
   selfServePriceMicros?: number;
@@ -62,7 +62,7 @@ export interface PersonaCanary {
 export type PersonaVersionStatus = "draft" | "live" | "retired";
 
 /**
- * One immutable version of a persona's name, traits and route (issue 25),
+ * One immutable version of a persona's name, traits and route,
  * as `persona-admin persona history` lists it.
  */
 export interface PersonaVersion {

@@ -7,7 +7,7 @@ import { chunkText } from "../engine/chunk.js";
 import type { MeteredEndpoint } from "../pipeline/metered-request.js";
 
 /**
- * `POST /api/v1/personify` in the request pipeline (spec §4.2): `raw`
+ * `POST /api/v1/personify` in the request pipeline (docs/API.md §4.2): `raw`
  * rewritten in the voice of a persona with /personify access; the text is
  * data, never instructions. An invalid body is 400. Shared by the API
  * route and the playground.

@@ -10,7 +10,7 @@ import { type RateLimits, resolveRateLimits } from "../rate-limits/rate-limit-wi
 import { keyBucket } from "../rate-limits/rate-limiter.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
-/** Who calls: an API key (spec §5), a signed-in playground session, or nobody yet (x402, spec §5.6). */
+/** Who calls: an API key (docs/API.md §5), a signed-in playground session, or nobody yet (x402, docs/API.md §5.6). */
 export type Caller =
   | { kind: "api_key"; owner: KeyOwner }
   | { kind: "session"; accountId: string }
@@ -24,7 +24,7 @@ export type Payer =
       apiKeyId: string | null;
       /** The bucket and limits the request counts against. */
       rateLimit: { bucket: string; limits: RateLimits };
-      /** Whether the request's figures go out as `rateLimits` (API-key requests, spec §4.1). */
+      /** Whether the request's figures go out as `rateLimits` (API-key requests, docs/API.md §4.1). */
       reportsRateLimits: boolean;
     }
   | { kind: "x402"; accountId: string; payment: VerifiedPayment };
@@ -34,7 +34,7 @@ export interface PersonaTarget {
   personaId: string;
   /** The request field that carried it (`personaId` or `model`), for the error's `param`. */
   param: string;
-  /** /personify: the persona must have /personify access (spec §4.2). */
+  /** /personify: the persona must have /personify access (docs/API.md §4.2). */
   requirePersonify: boolean;
   /** The URL the request was made to, as the x402 resource. */
   resourceUrl: string;
@@ -86,7 +86,7 @@ export async function authorize(
     const persona = await context.personas.find(target.personaId);
     const price = persona?.selfServePriceMicros;
     if (persona === undefined || price === undefined) {
-      // Not self-serve: a key is required (spec §5.6).
+      // Not self-serve: a key is required (docs/API.md §5.6).
       await authenticate(request, context.keys);
       throw new Error("unreachable: authenticate refuses a request without a key");
     }

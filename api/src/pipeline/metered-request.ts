@@ -24,17 +24,17 @@ export interface MeteredEndpoint<Body, Payload> {
   name: Endpoint;
   /** The contract schema of the request body (from `shared`). */
   schema: z.ZodType<Body>;
-  /** The error of an invalid body: 422 on /generate, 400 on /personify and /completions (spec §7). */
+  /** The error of an invalid body: 422 on /generate, 400 on /personify and /completions (docs/API.md §7). */
   invalidBody: ErrorCode;
   /** The request field naming the persona (`personaId`, or `model` on /completions). */
   personaField: string;
   personaIdOf(body: Body): string;
-  /** /personify: the persona must have /personify access (spec §4.2). */
+  /** /personify: the persona must have /personify access (docs/API.md §4.2). */
   requiresPersonify: boolean;
   /** The engine task of a body. */
   task(body: Body): EngineTask;
   /**
-   * The response body (spec §4.1–4.3).
+   * The response body (docs/API.md §4.1–4.3).
    *
    * @param rateLimits - the key's windows after this request, on API-key requests
    * @param persona - the persona (at the version) that answered
@@ -49,7 +49,7 @@ export interface MeteredEndpoint<Body, Payload> {
 
 /**
  * The response header naming the persona version that answered a metered
- * request (issue 25; the spec leaves headers open): `Persona-Version: 3`.
+ * request (the spec leaves headers open): `Persona-Version: 3`.
  * Set once the persona is known, so refusals after that carry it too.
  */
 export const PERSONA_VERSION_HEADER = "Persona-Version";
@@ -60,7 +60,7 @@ function requestIdOf(request: Request): string | null {
 }
 
 /**
- * The request path of the service (DESIGN.md "Request path"; issue 14),
+ * The request path of the service (docs/ARCHITECTURE.md "The request path"),
  * read top to bottom and shared by /generate, /personify, /completions and
  * the playground:
  *
@@ -102,7 +102,7 @@ export async function serveMetered<Body, Payload>(
     },
     request,
   );
-  // The version that answers (issue 25), on every response from here on; bodies stay as spec §4 gives them.
+  // The version that answers, on every response from here on; bodies stay as docs/API.md §4 gives them.
   response.setHeader(PERSONA_VERSION_HEADER, String(persona.version));
   try {
     context.engine.requireServable(persona);

@@ -50,7 +50,7 @@ function usageOf(
 }
 
 /**
- * The settle stage (issue "No overspend under concurrency"; issue 14): a
+ * The settle stage (issue "No overspend under concurrency"): a
  * served request is charged its real cost — provider-reported tokens × the
  * answering target's price, never more than was held — in one transaction with its
  * usage row (which carries the charge), group-committed with its neighbours and on

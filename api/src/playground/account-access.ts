@@ -8,7 +8,7 @@ export const MAX_KEY_NAME_LENGTH = 100;
 
 /**
  * Checks that a signed-in person's account is active before it creates keys
- * or uses a persona (spec §7: 403 for an account that is not active).
+ * or uses a persona (docs/API.md §7: 403 for an account that is not active).
  *
  * @throws {PageError} 403 when the account is missing or not active
  */

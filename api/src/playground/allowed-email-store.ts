@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Database } from "../storage/database.js";
 
-/** An address the operator allowed to sign in to the playground (spec §1.6). */
+/** An address the operator allowed to sign in to the playground (docs/API.md §1.6). */
 export interface AllowedEmail {
   /** Normalized address (trimmed, lower-case). */
   email: string;

@@ -5,9 +5,9 @@ import type { Upstreams } from "../providers/upstream-config.js";
  * What the playground says about who answered a turn: the persona version
  * and whether the development engine did. Sent only by the playground's
  * own endpoints, beside the body of /api/v1/generate or /api/v1/personify
- * (those bodies stay exactly as spec §4 gives them). It never names the
+ * (those bodies stay exactly as docs/API.md §4 gives them). It never names the
  * upstream or the model: the persona ID selects the behaviour and the
- * customer neither picks nor sees a model (spec §1.5); the operator sees
+ * customer neither picks nor sees a model (docs/API.md §1.5); the operator sees
  * targets through persona-admin, logs, metrics and traces.
  */
 export interface AnsweredBy {

@@ -28,7 +28,7 @@ export const KEYS_SCRIPT = `"use strict";
 
 /**
  * \`/playground/assets/chat.js\`: the chat. The history lives in the page and
- * is sent whole with every turn (the API is stateless, spec §1.3). Each
+ * is sent whole with every turn (the API is stateless, docs/API.md §1.3). Each
  * turn is a bubble in the list \`#chat-log\` (the user's on the right, the
  * persona's on the left), the persona's labelled with its name and the
  * version that answered. Under the picker, the version line of the picked

@@ -56,12 +56,12 @@ function sendScript(script: string): RequestHandler {
 }
 
 /**
- * The playground chat (issue 5): `GET /playground` is the page; the page
+ * The playground chat: `GET /playground` is the page; the page
  * calls `POST /playground/api/generate` and `/playground/api/personify`
  * with its session cookie and CSRF token. Those endpoints take the bodies
  * of /api/v1/generate and /api/v1/personify (same schemas) and run the
  * same request pipeline for the session's account: billed to its balance
- * like API-key calls and limited per account (spec §8.1's 25/100/500,
+ * like API-key calls and limited per account (docs/API.md §8.1's 25/100/500,
  * bucket `playground:<accountId>`) — so no API key ever reaches the page.
  * Their answers add `answeredBy` (the persona version, and whether the
  * development engine answered; never the upstream or model). The page is

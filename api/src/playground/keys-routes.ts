@@ -62,7 +62,7 @@ function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): S
 }
 
 /**
- * `/keys` (spec §5.3): create a named key (shown once, with a copy button),
+ * `/keys` (docs/API.md §5.3): create a named key (shown once, with a copy button),
  * list keys (name, `prk_…` and last four, created, last used), revoke.
  * Creating follows post, redirect, get: `POST /keys` keeps the new key as a
  * one-time flash of the session (sealed, see {@link KeyFlashStore}) and

@@ -11,7 +11,7 @@ import type { SessionStore } from "./session-store.js";
 import { createSignInRouter } from "./sign-in-routes.js";
 
 /**
- * The browser playground (spec §1.6, §5.3; issue 5): e-mail sign-in,
+ * The browser playground (docs/API.md §1.6, §5.3): e-mail sign-in,
  * sessions, `/keys` and the chat. Every page gets helmet's security headers
  * and every state-changing form a CSRF check (see WebSupport.page).
  *

@@ -40,7 +40,7 @@ function signInForm(csrfToken: string, returnTo: string | undefined, email = "")
 }
 
 /**
- * The e-mail sign-in flow (issue 5, spec §1.6): `GET /sign-in` (form),
+ * The e-mail sign-in flow (docs/API.md §1.6): `GET /sign-in` (form),
  * `POST /sign-in` (send the link; the same answer whether or not the
  * address is allowed), `GET /sign-in/verify` (confirm page, so that mail
  * scanners following links do not use them up) and `POST /sign-in/verify`

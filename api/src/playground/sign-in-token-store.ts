@@ -1,7 +1,7 @@
 import type { Database } from "../storage/database.js";
 import { generateSecretToken, hashSecretToken } from "./secret-token.js";
 
-/** How long a sign-in link works: 15 minutes (issue 5). */
+/** How long a sign-in link works: 15 minutes. */
 export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
 
 /** What a sign-in link token stands for. */

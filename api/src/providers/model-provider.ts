@@ -43,7 +43,7 @@ export interface ProviderResult {
 }
 
 /**
- * One model provider (DESIGN.md "Model providers"): one configured upstream
+ * One model provider: one configured upstream
  * speaking one protocol. Implementations throw {@link ProviderError} for
  * upstream failures; they never hang past their configured timeout.
  */

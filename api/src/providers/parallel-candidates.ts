@@ -2,7 +2,7 @@ import { randomInt } from "node:crypto";
 
 /**
  * What one candidate asks the upstream for, so that candidates differ
- * (issue 29: a deterministic upstream gave `n` equal texts when every call
+ * (a deterministic upstream gave `n` equal texts when every call
  * sent only the model and the messages).
  */
 export interface CandidateSampling {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { upstreamNameSchema } from "../personas/model-route.js";
 import type { SecretValue } from "./secret-value.js";
 
-/** The protocols an upstream can speak (DESIGN.md "Model providers"). */
+/** The protocols an upstream can speak. */
 export const UPSTREAM_KINDS = ["openai-compatible", "anthropic", "offline"] as const;
 
 /** The protocol of an upstream. */

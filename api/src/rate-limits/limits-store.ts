@@ -21,10 +21,10 @@ function columns(change: RateLimitChange) {
 }
 
 /**
- * The operator's rate-limit overrides (spec §8.2 "limits may be raised on
+ * The operator's rate-limit overrides (docs/API.md §8.2 "limits may be raised on
  * request"): per key, or per account for all its keys. Keys without an
  * override (every key made with `persona-admin key create` or in the
- * playground) get the defaults of spec §8.1.
+ * playground) get the defaults of docs/API.md §8.1.
  */
 export class LimitsStore {
   constructor(private readonly database: Database) {}

@@ -33,7 +33,7 @@ describe("rate-limit windows and headers", () => {
     });
   });
 
-  it("takes the key's override, else the account's, else the default (spec §8.1–8.2)", () => {
+  it("takes the key's override, else the account's, else the default (docs/API.md §8.1–8.2)", () => {
     expect(
       resolveRateLimits({ minute: 5, hour: null, day: null }, { minute: 10, hour: 200, day: null }),
     ).toEqual({ minute: 5, hour: 200, day: 500 });

@@ -7,7 +7,7 @@ import { WINDOWS } from "./rate-limit-windows.js";
  * it: `RateLimit-Policy: "minute";q=25;w=60, …` (quota `q` per `w`
  * seconds) and `RateLimit: "minute";r=24;t=58, …` (`r` remaining, `t`
  * seconds until the window resets). The same figures as the `rateLimits`
- * array (DESIGN.md).
+ * array (shared/src/rate-limits.ts).
  *
  * @param nowSeconds - the current Unix time in seconds, rounded up like
  *   `reset`, for `t`

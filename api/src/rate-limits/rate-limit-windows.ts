@@ -1,6 +1,6 @@
 import type { RateLimit } from "@persona-reply/shared";
 
-/** A rate-limit window name (DESIGN.md: the `window` of a `rateLimits` element). */
+/** A rate-limit window name (the `window` of a `rateLimits` element, docs/API.md §4.1). */
 export type WindowName = RateLimit["window"];
 
 /** The windows, shortest first, with their length in milliseconds. */
@@ -20,7 +20,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { minute: 25, hour: 100, day: 500
 export type RateLimitOverrides = Record<WindowName, number | null>;
 
 /**
- * The limits in force for a key (spec §8.2 "raised on request"): the key's
+ * The limits in force for a key (docs/API.md §8.2 "raised on request"): the key's
  * own override, else its account's, else the default, window by window.
  */
 export function resolveRateLimits(

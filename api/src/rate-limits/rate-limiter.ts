@@ -2,7 +2,7 @@ import type { RateLimitDecision, RateLimits, WindowCounters } from "./rate-limit
 
 /**
  * Counts requests in a bucket's minute, hour and day windows and decides
- * whether one more fits (spec §8.1) — the one rate-limit concept of the
+ * whether one more fits (docs/API.md §8.1) — the one rate-limit concept of the
  * service, for API keys (the key's ID), playground accounts
  * (`playground:<accountId>`) and sign-in attempts alike. Implementations
  * are atomic across every instance sharing the store, and check all

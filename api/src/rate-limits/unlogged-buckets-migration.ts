@@ -2,7 +2,7 @@ import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
 import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
- * Migration `0020_postgres_unlogged_rate_limits` (issue 27, WAL per
+ * Migration `0020_postgres_unlogged_rate_limits` (WAL per
  * request), PostgreSQL only: `rate_limit_buckets` becomes an unlogged
  * table, so counting a request in its key's windows (the bucket row's
  * lock record and its update, about 160 WAL bytes a request when every

@@ -13,7 +13,7 @@ export const DEMO_ACCOUNT_NAME = "Demo account";
 export const DEMO_BALANCE_MICROS = 100_000_000;
 
 /**
- * Rate limits of the demo key, raised for local development (spec §8.2);
+ * Rate limits of the demo key, raised for local development (docs/API.md §8.2);
  * every other key starts at the beta defaults of 25/minute, 100/hour, 500/day.
  */
 export const DEMO_RATE_LIMITS = { minute: 1_000, hour: 20_000, day: 200_000 } as const;

@@ -1,6 +1,5 @@
 /**
- * Tells in-process caches that rows they hold may have changed (issue 14:
- * keys, accounts, personas and limit overrides served from memory,
+ * Tells in-process caches that rows they hold may have changed (keys, accounts, personas and limit overrides served from memory,
  * invalidated when they change). Database triggers count every such
  * write, whoever makes it — this instance, another instance, the operator
  * CLI — and the store turns that into `changed()`: PostgreSQL by

@@ -1,7 +1,6 @@
 /**
  * A point in time (Unix milliseconds) by which a storage call must have
- * answered. Every wait on the database or Redis has one (issue 13 "Bounded
- * waiting everywhere"); past it the call fails with
+ * answered. Every wait on the database or Redis has one; past it the call fails with
  * `StorageUnavailableError` `timeout` (or `locked` while another process
  * holds the SQLite write lock) and the request gets 503.
  */

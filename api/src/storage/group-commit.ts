@@ -1,6 +1,5 @@
 /**
- * Commits the writes of concurrent requests together (issue 14 "group
- * commit"): items submitted while a batch is being written wait and go
+ * Commits the writes of concurrent requests together: items submitted while a batch is being written wait and go
  * out together in the next one, so the cost of a durable commit (an fsync,
  * a round trip) is shared by every request in it. Each submitter gets its
  * own item's result once its batch has committed, or the batch's error.

@@ -21,7 +21,7 @@ import {
 const SETTLE_ACCOUNTS_FUNCTION = "persona_settle_accounts";
 
 /**
- * Migration `0021_postgres_settle_in_key_order` (issue 27, WAL per
+ * Migration `0021_postgres_settle_in_key_order` (WAL per
  * request), PostgreSQL only: the rows a settlement batch changes are
  * locked by their updates, in key order, instead of by a lock taken before
  * the update. PostgreSQL writes a WAL record for every row lock (`select …
@@ -113,7 +113,7 @@ export const settleInKeyOrderMigration: Migration = {
 const HOLD_ACCOUNTS_FUNCTION = "persona_hold_accounts";
 
 /**
- * Migration `0022_postgres_hold_in_key_order` (issue 27, WAL per request),
+ * Migration `0022_postgres_hold_in_key_order` (WAL per request),
  * PostgreSQL only: an admission batch holds on its accounts by their
  * updates, one account at a time in key order
  * ({@link HOLD_ACCOUNTS_FUNCTION}), instead of `select … order by id for

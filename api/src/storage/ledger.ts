@@ -3,7 +3,7 @@ import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Deadline } from "./deadline.js";
 
 /**
- * The request path's writes (issue 14 "Fewer trips to storage"), each one
+ * The request path's writes, each one
  * transaction, implemented once per dialect: by the SQLite worker thread
  * (storage/sqlite/sqlite-ledger.ts, group-committed with the writes around
  * it) and by PostgreSQL statements (storage/postgres/postgres-ledger.ts,
@@ -43,7 +43,7 @@ export interface Ledger {
   record(usage: UsageRecordsTable, deadline: Deadline): Promise<void>;
 }
 
-/** A rate-limit bucket to count a request in (spec §8.1: minute, hour and day windows). */
+/** A rate-limit bucket to count a request in (docs/API.md §8.1: minute, hour and day windows). */
 export interface RateLimitCheck {
   /** What is limited, e.g. an API key's ID or `playground:<accountId>`. */
   bucket: string;
@@ -134,7 +134,7 @@ export type LedgerObserver = (
 ) => void;
 
 /**
- * The same ledger, each call timed for `observe` (issue 27: where a
+ * The same ledger, each call timed for `observe` (where a
  * request's time goes — the storage write's share of it, on either
  * dialect). Results and errors pass through unchanged.
  */

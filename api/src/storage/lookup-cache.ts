@@ -3,7 +3,7 @@ import type { ChangeFeed } from "./change-feed.js";
 
 /**
  * An in-process cache of rows the request path looks up on every request
- * (keys by hash, personas by ID: issue 14), emptied whenever the change
+ * (keys by hash, personas by ID), emptied whenever the change
  * feed says the underlying rows may have changed, and bypassed while the
  * feed cannot see changes. Misses are never cached (a key created a moment
  * ago must work at once); a lookup that started before a change is not

@@ -211,8 +211,7 @@ const TRANSITIONS = {
 } as const;
 
 /**
- * Migration `0014_postgres_request_path` (issue 27 "Less work per
- * request"), PostgreSQL only (on SQLite nothing changes):
+ * Migration `0014_postgres_request_path`, PostgreSQL only (on SQLite nothing changes):
  *
  * - `balance_reservations` loses its indexes on `instance_id` and
  *   `expires_at`: the table holds only the holds of requests in flight
@@ -263,7 +262,7 @@ export const postgresRequestPathMigration: Migration = {
 };
 
 /**
- * Migration `0015_postgres_entry_usage_index` (issue 27, WAL per request),
+ * Migration `0015_postgres_entry_usage_index` (WAL per request),
  * PostgreSQL only: drops `balance_entries_usage_id` (0012), an index on
  * every ledger entry's `usage_id` that each settlement's `charge` entry
  * paid one index insertion for (about 100 WAL bytes a request, measured
@@ -295,7 +294,7 @@ export const postgresEntryUsageIndexMigration: Migration = {
 const HOLDS_MARKER_TABLE = "balance_reservations_marker";
 
 /**
- * Migration `0016_postgres_unlogged_holds` (issue 27, WAL per request),
+ * Migration `0016_postgres_unlogged_holds` (WAL per request),
  * PostgreSQL only: `balance_reservations` becomes an unlogged table, so a
  * request's hold (an insert at admission, a delete at settlement: about
  * 400 WAL bytes a request, measured by `npm run bench:db-cost`) is no

@@ -7,7 +7,7 @@ import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
 /**
- * Tables of the store. Types stay dialect-neutral (DESIGN.md "Storage"):
+ * Tables of the store. Types stay dialect-neutral (docs/ARCHITECTURE.md "Storage"):
  * booleans are integers 0/1 and times are ISO 8601 UTC strings, so the
  * same migrations serve SQLite and PostgreSQL.
  */

@@ -1,6 +1,6 @@
 /**
  * A running count of the statements a store had its database execute
- * (issue 27: statements per request, `persona_storage_statements_total`).
+ * (statements per request, `persona_storage_statements_total`).
  * One per store; a plain number, so counting costs an addition.
  */
 export class StatementCounter {

@@ -1,6 +1,5 @@
 /**
- * What went wrong with the store, in words an operator acts on (issue 21
- * "Storage errors are named and answered"): every failure a client cannot
+ * What went wrong with the store, in words an operator acts on: every failure a client cannot
  * cause and a retry may cure is one of these kinds, answered 503 with
  * `Retry-After` in the endpoint's format and logged once with its cause.
  *
@@ -46,7 +45,7 @@ const RETRY_AFTER_SECONDS: Record<StorageFailureKind, number> = {
   locked: 2,
   timeout: 2,
   unreachable: 5,
-  // The writer retries every 250 ms and the first write after space returns succeeds (issue 29).
+  // The writer retries every 250 ms and the first write after space returns succeeds.
   full: 5,
   io: 30,
   read_only: 30,

@@ -98,7 +98,7 @@ async function pragmaNumber(store: Pick<Store, "database">, name: string): Promi
 
 /**
  * Rows and bytes per table, the oldest raw history row and what the next
- * retention run would remove (issue 26; `persona-admin storage stats`).
+ * retention run would remove (`persona-admin storage stats`).
  * Rows are counted exactly (a scan of each table: seconds on tables of
  * tens of millions of rows).
  */

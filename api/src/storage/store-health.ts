@@ -85,7 +85,7 @@ export class StoreHealth {
   /**
    * Calls `listener` each time the store answers again after a failure
    * (e.g. to sweep the reservations that expired while nothing could be
-   * written, issue 29).
+   * written).
    *
    * @returns a function that removes the listener
    */

@@ -9,11 +9,11 @@ import type { StoreHealth } from "./store-health.js";
 /** The store's query builder, for everything off the request path. */
 export type Database = Kysely<DatabaseSchema>;
 
-/** The SQL dialects the store runs on (DESIGN.md "Storage"). */
+/** The SQL dialects the store runs on (docs/ARCHITECTURE.md "Storage"). */
 export type DatabaseDialect = "sqlite" | "postgres";
 
 /**
- * The one storage layer of the service (issues 14 and 21): a query
+ * The one storage layer of the service: a query
  * builder for everything, the request path's ledger operations with
  * deadlines and group commit, the change feed that keeps caches true, and
  * the health that `/readyz` reports. Opened by `openStore`
@@ -35,7 +35,7 @@ export interface Store {
   readonly timeoutMs: number;
   /**
    * Statements this store has had the database execute since it opened, a
-   * running total (issue 27, `persona_storage_statements_total`).
+   * running total (`persona_storage_statements_total`).
    * PostgreSQL: every statement sent on the store's pools (kysely's, `BEGIN`
    * and `COMMIT` included, and the ledger's) and the change feed's
    * `LISTEN` session; SQLite: every statement the writer and reader workers

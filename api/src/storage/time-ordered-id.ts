@@ -8,7 +8,7 @@ const RANDOM_BYTES = 8;
 /**
  * Random bytes drawn 256 IDs at a time (one `randomFillSync` call), as
  * `crypto.randomUUID` buffers its own: a call to the CSPRNG per ID took
- * about 3 % of the request path's main-thread time (issue 27 profile).
+ * about 3 % of the request path's main-thread time.
  */
 const pool = Buffer.alloc(RANDOM_BYTES * 256);
 let poolOffset = pool.length;
@@ -19,7 +19,7 @@ let poolOffset = pool.length;
  * (RFC 9562 §6.2, method 1). Ledger entries order by `(created_at, id)`; a
  * random UUID as the tie-breaker made entries of the same millisecond come
  * back in either order. Usage rows and reservations take these IDs too
- * (issue 27): a new key lands at the right edge of its B-tree index instead
+ *: a new key lands at the right edge of its B-tree index instead
  * of on a random page, so fewer index pages are dirtied and fewer full-page
  * images go to the write-ahead log after each checkpoint.
  *

@@ -36,7 +36,7 @@ import type { Tracing } from "./tracing.js";
 /** Name of the span of one attempt on one target of a persona's route. */
 export const ROUTE_ATTEMPT_SPAN = "route attempt";
 
-/** The persona attributes of a span: `persona.id` and `persona.version` (the version that answers, issue 25). */
+/** The persona attributes of a span: `persona.id` and `persona.version` (the version that answers). */
 export function personaAttributes(persona: Persona): Attributes {
   return { [ATTR_PERSONA_ID]: persona.id, [ATTR_PERSONA_VERSION]: persona.version };
 }

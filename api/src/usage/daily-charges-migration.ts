@@ -32,7 +32,7 @@ const CHARGE_MOVED = [
 ].join(" or ");
 
 /**
- * Migration `0019_daily_charges` (issue 27, WAL per request), on both
+ * Migration `0019_daily_charges` (WAL per request), on both
  * dialects: the day's charges of usage rows (`charged_micros`, 0017) are
  * summed in the usage row's own daily-totals row instead of in
  * `balance_daily_totals`, so a settlement batch updates one totals row per

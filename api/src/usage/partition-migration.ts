@@ -50,7 +50,7 @@ async function createMonthPartition(database: Kysely<unknown>, month: string): P
 }
 
 /**
- * Migration `0013_usage_partitions` (issue 26 "Bounded history"): on
+ * Migration `0013_usage_partitions`: on
  * PostgreSQL, `usage_records` becomes a table partitioned by month
  * (`partition by range (created_at)`), so retention drops a month whose
  * rows are all older than its cutoff instead of deleting them row by row

@@ -2,7 +2,7 @@ import type { Kysely, Migration } from "kysely";
 import type { SchemaMigrations } from "../storage/migrations.js";
 
 /**
- * Migration `0018_usage_request_id_index` (issue 27, WAL per request), on
+ * Migration `0018_usage_request_id_index` (WAL per request), on
  * both dialects: drops `usage_records_request_id` (migration 0002), the
  * index on every usage row's `request_id`. No query of the service looks
  * usage rows up by request ID (the console, `/usage`, the CSV export,

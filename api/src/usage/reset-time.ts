@@ -1,12 +1,12 @@
 /**
- * When a rate-limit window resets, said the way people say it (issue 28:
- * not "in 25 hours"): within the hour as a wait ("in 25 minutes"), later
+ * When a rate-limit window resets, said the way people say it (not
+ * "in 25 hours"): within the hour as a wait ("in 25 minutes"), later
  * the same UTC day as a time ("at 14:00 UTC"), the next UTC day as
  * "tomorrow at 00:00 UTC", and further off with its date ("on 2026-03-07
  * at 09:30 UTC"). Times are UTC, like every day and time of the pages.
  * Pure: the clock is a parameter.
  *
- * @param resetSeconds - the reset instant, Unix seconds (the `reset` of a rate-limit window, spec §8)
+ * @param resetSeconds - the reset instant, Unix seconds (the `reset` of a rate-limit window, docs/API.md §8)
  * @param nowMilliseconds - the present, Unix milliseconds
  * @returns a phrase that completes "Resets …"
  * @example

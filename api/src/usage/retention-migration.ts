@@ -15,7 +15,7 @@ export const RETAINED_AWAY =
   "old.created_at < (select coalesce(max(cutoff), '') from retention_cutoff)";
 
 /**
- * Migration `0012_usage_retention` (issue 26 "Bounded history"):
+ * Migration `0012_usage_retention`:
  *
  * - `retention_cutoff`: one row, the newest cutoff a retention run used
  *   (ISO 8601 UTC, a UTC midnight). Only ever moves forward.

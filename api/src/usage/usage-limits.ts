@@ -4,7 +4,7 @@ import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { keyBucket } from "../rate-limits/rate-limiter.js";
 import type { Database } from "../storage/store.js";
 
-/** The rate-limit windows of one active key as they stand (spec §8.1). */
+/** The rate-limit windows of one active key as they stand (docs/API.md §8.1). */
 export interface KeyWindows {
   keyId: string;
   name: string;

@@ -55,7 +55,7 @@ export const REMOVE_ENTRY = `update balance_daily_totals set amount_micros = amo
 
 /**
  * Migration `0008_usage_daily_totals`: per account and UTC day, the sums the
- * customer's `/usage` page shows (issue 17), so the page reads at most
+ * customer's `/usage` page shows, so the page reads at most
  * 30 days × personas × endpoints rows however many requests were made:
  *
  * - `usage_daily_totals`: requests, served, tokens and cost per day,

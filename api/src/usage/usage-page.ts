@@ -247,7 +247,7 @@ function usageTable(summary: UsageSummary): SafeHtml {
   </table></div>`;
 }
 
-/** A persona of the account with the version that answers its requests (issue 25). */
+/** A persona of the account with the version that answers its requests. */
 export interface LivePersona {
   id: string;
   name: string;

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * PostgreSQL's monthly partitions of `usage_records` (issue 26 "Bounded
- * history": "usage rows partitioned by month with declarative
+ * PostgreSQL's monthly partitions of `usage_records` ("usage rows partitioned by month with declarative
  * partitioning, so retention drops a partition instead of deleting rows").
  * Migration `0013_usage_partitions` makes the table partitioned by range of
  * `created_at` (ISO 8601 UTC text: `'2026-11-01T00:00:00.000Z'` ≤ row <

@@ -18,7 +18,7 @@ export interface UsageInput {
   /** The route target that answered (served requests); absent or null otherwise. */
   upstream?: string | null;
   model?: string | null;
-  /** The persona version that answered (issue 25); absent or null when none did. */
+  /** The persona version that answered; absent or null when none did. */
   personaVersion?: number | null;
 }
 

@@ -29,7 +29,7 @@ export interface UsageReportFilter {
   personaId?: string;
   from?: string;
   to?: string;
-  /** Split each persona's lines by the version that answered (issue 25). */
+  /** Split each persona's lines by the version that answered. */
   byVersion?: boolean;
 }
 

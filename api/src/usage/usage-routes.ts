@@ -9,7 +9,7 @@ import type { VersionUsage } from "./usage-page.js";
 import { periodDays, readUsageSummary, utcDay } from "./usage-summary.js";
 
 /**
- * The signed-in customer's usage (issue 17; not in the spec, documented in
+ * The signed-in customer's usage (not in the spec, documented in
  * api/README.md): `GET /usage`, charts and a table of the last 30 days,
  * the balance and the rate-limit windows of each key; `GET /usage.csv`,
  * the table's figures as CSV. Both need a session (a browser without one

@@ -2,7 +2,7 @@ import { completionErrorBodySchema } from "@persona-reply/shared";
 import { expect } from "vitest";
 
 /**
- * How a route family writes its errors (spec §7; issue 13): `native` —
+ * How a route family writes its errors (docs/API.md §7): `native` —
  * /generate and /personify, plain text (JSON for 429 and 5xx); `completions`
  * — the completions error object; `json` — `{ error: { type, message } }`
  * (the playground's fetch endpoints); `html` — an error page.

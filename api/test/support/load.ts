@@ -115,7 +115,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult[]> {
 }
 
 /**
- * Checks the ledger after a load run (issue 21): every request answered
+ * Checks the ledger after a load run: every request answered
  * 200 has its usage row with status 200 and its `charge` entry; the
  * balance moved by exactly the sum of those charges; the ledger sums to
  * the balance; nothing is left reserved.

@@ -5,7 +5,7 @@ import { SessionStore } from "../../src/playground/session-store.js";
 import { csrfIn, hiddenField, PageClient } from "./page-client.js";
 import type { TestService } from "./test-service.js";
 
-/** A fresh `state` of the browser login: what a tool makes for each login (spec §4.5). */
+/** A fresh `state` of the browser login: what a tool makes for each login (docs/API.md §4.5). */
 export function freshLoginState(): string {
   return randomBytes(24).toString("base64url");
 }

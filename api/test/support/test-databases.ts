@@ -13,7 +13,7 @@ import type { DatabaseSchema } from "../../src/storage/schema.js";
 
 /**
  * The databases of the storage suites, which run once per dialect from one
- * suite (STYLE.md "Tests", kysely's DIALECTS loop). PostgreSQL is the
+ * suite (as kysely's DIALECTS loop does). PostgreSQL is the
  * development and CI server at 127.0.0.1:5432 (trust auth, database
  * `test`); every test run creates its own database next to it and drops
  * it afterwards, so engineers running tests at once never meet.

@@ -7,8 +7,7 @@ import type { UsageRecordsTable } from "../../src/usage/usage-tables.js";
 
 // Usage rows written straight into the table, as settlement and
 // admission write them (a charged row carries its charge, migration
-// 0017), and the daily totals the triggers keep from them (issues 26 and
-// 27), for the suites that check retention, partitions and the /usage
+// 0017), and the daily totals the triggers keep from them for the suites that check retention, partitions and the /usage
 // figures against known rows.
 
 /** A usage input where only the account and the cost must be given; see {@link usageInput}. */

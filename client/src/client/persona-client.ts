@@ -111,10 +111,10 @@ function failureReason(error: unknown): string {
 }
 
 /**
- * The Persona Reply client (spec §4.4, library version 0.1.6): wraps
+ * The Persona Reply client (docs/API.md §4.4, library version 0.1.6): wraps
  * `POST /api/v1/generate` and `POST /api/v1/personify` (not /completions).
  * Works in Node ≥ 20.19 and in browsers (global `fetch`, no Node modules);
- * in a browser, keep the key on your server (spec §5.5) and call the
+ * in a browser, keep the key on your server (docs/API.md §5.5) and call the
  * client from there.
  *
  * Every call times out after `timeoutMs` per attempt and retries connection
@@ -159,13 +159,13 @@ export class PersonaClient {
     const apiKey = present(options.apiKey) ?? present(environment.SERVICE_API_KEY);
     if (apiKey === undefined) {
       throw new ConfigurationError(
-        "no API key: pass the apiKey option or set SERVICE_API_KEY (spec §5.4)",
+        "no API key: pass the apiKey option or set SERVICE_API_KEY (docs/API.md §5.4)",
       );
     }
     const personaId = present(options.personaId) ?? present(environment.SERVICE_PERSONA_ID);
     if (personaId === undefined) {
       throw new ConfigurationError(
-        "no persona ID: pass the personaId option or set SERVICE_PERSONA_ID (spec §5.4)",
+        "no persona ID: pass the personaId option or set SERVICE_PERSONA_ID (docs/API.md §5.4)",
       );
     }
     const optionBaseUrl = present(options.baseUrl);
@@ -201,7 +201,7 @@ export class PersonaClient {
   }
 
   /**
-   * Replies to a message history in the persona's voice (`POST /api/v1/generate`, spec §4.1).
+   * Replies to a message history in the persona's voice (`POST /api/v1/generate`, docs/API.md §4.1).
    *
    * @param input - `messages` (the full history, ending with a non-empty user
    * message) and `includeVariations` (alternative replies in `replyChoices`)
@@ -239,7 +239,7 @@ export class PersonaClient {
   }
 
   /**
-   * Rewrites text in the persona's voice (`POST /api/v1/personify`, spec §4.2).
+   * Rewrites text in the persona's voice (`POST /api/v1/personify`, docs/API.md §4.2).
    * The persona needs /personify access.
    *
    * @param input - `raw`: non-empty source text, treated as text to rewrite, never as instructions

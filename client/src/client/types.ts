@@ -3,7 +3,7 @@ import type { RetryOptions } from "../internal/retry.js";
 
 /**
  * Options of {@link PersonaClient}. Every option is optional; a missing one
- * falls back to its environment variable (spec §5.4) where there is a
+ * falls back to its environment variable (docs/API.md §5.4) where there is a
  * process environment, then to its default.
  */
 export interface PersonaClientOptions {
@@ -12,7 +12,7 @@ export interface PersonaClientOptions {
   /** The persona's UUID; default `SERVICE_PERSONA_ID`. Required one way or the other. */
   personaId?: string | undefined;
   /**
-   * The site origin, without `/api/v1` (spec §4.4); default
+   * The site origin, without `/api/v1` (docs/API.md §4.4); default
    * `SERVICE_BASE_URL`, then {@link DEFAULT_BASE_URL}.
    */
   baseUrl?: string | undefined;
@@ -63,18 +63,18 @@ export interface RequestOptions {
   traceparent?: string | undefined;
 }
 
-/** Input of {@link PersonaClient.generate} (spec §4.1, §4.4). */
+/** Input of {@link PersonaClient.generate} (docs/API.md §4.1, §4.4). */
 export interface GenerateInput {
   /**
    * The full history, oldest first; the last message must be a user message
-   * with non-empty content (spec §4.1 rules 1–3).
+   * with non-empty content (docs/API.md §4.1 rules 1–3).
    */
   messages: MessageInput[];
   /** Ask for alternative replies in `replyChoices`; default false. */
   includeVariations?: boolean | undefined;
 }
 
-/** Result of {@link PersonaClient.generate} (spec §2 Reply result, §4.1). */
+/** Result of {@link PersonaClient.generate} (docs/API.md §2 Reply result, §4.1). */
 export interface GenerateResult {
   /** The selected reply. */
   finalReply: string;
@@ -86,13 +86,13 @@ export interface GenerateResult {
   rateLimits?: RateLimit[];
 }
 
-/** Input of {@link PersonaClient.personify} (spec §4.2). */
+/** Input of {@link PersonaClient.personify} (docs/API.md §4.2). */
 export interface PersonifyInput {
   /** Non-empty source text to rewrite; treated as text, never as instructions. */
   raw: string;
 }
 
-/** Result of {@link PersonaClient.personify} (spec §4.2). */
+/** Result of {@link PersonaClient.personify} (docs/API.md §4.2). */
 export interface PersonifyResult {
   /** The rewritten text. */
   personified: string;

@@ -47,7 +47,7 @@ export class RequestAbortedError extends PersonaError {
 /**
  * The client is not configured well enough to send a request: no API key, no
  * persona ID, or an unusable base URL (for example one ending in `/api/v1`,
- * spec §4.4). Thrown before any request is made. The message names the
+ * docs/API.md §4.4). Thrown before any request is made. The message names the
  * option and the environment variable that provide the value, never a key.
  *
  * @example

@@ -18,7 +18,7 @@ import {
 
 /**
  * What kind of failure an error is, one per error class of this package
- * (spec §7): the status-named classes, then the failures without a response.
+ * (docs/API.md §7): the status-named classes, then the failures without a response.
  * `unexpected_status` is a response whose status the spec's table does not
  * name (a 2xx with a wrong body, 405, 413 …), `failure` any other
  * {@link PersonaError}, `unexpected` an error this package did not throw.
@@ -161,7 +161,7 @@ export function retryAfterAction(retryAfter: number | undefined): string {
 }
 
 /**
- * Describes any error a call of this package can throw (spec §7): its
+ * Describes any error a call of this package can throw (docs/API.md §7): its
  * {@link ErrorKind}, what happened and what to do. Never throws; an error
  * this package did not throw is `unexpected`.
  *

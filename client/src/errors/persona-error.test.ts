@@ -16,7 +16,7 @@ import {
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8" };
 
-describe("PersonaError.fromResponse (spec §7)", () => {
+describe("PersonaError.fromResponse (docs/API.md §7)", () => {
   it("maps each status to its class", () => {
     const cases = [
       [400, BadRequestError],

@@ -52,7 +52,7 @@ function headerRecord(headers: Headers | Record<string, string>): Record<string,
 }
 
 /**
- * Reads an error body the way spec §7 formats 1–2 require: the content type
+ * Reads an error body the way docs/API.md §7 formats 1–2 require: the content type
  * decides. JSON bodies give `error.message` and `error.type` (the
  * `{ error: { type, message } }` shape of `@persona-reply/shared`, or any
  * object with a string `error.message` or `message`); anything else is plain
@@ -111,7 +111,7 @@ export function parseRetryAfter(
  * (one subclass per status), and {@link ConnectionError},
  * {@link TimeoutError}, {@link RequestAbortedError} and
  * {@link ConfigurationError}. Its message is the server's own message
- * (spec §7), never containing the API key.
+ * (docs/API.md §7), never containing the API key.
  *
  * @example
  * try {
@@ -151,7 +151,7 @@ export class PersonaError extends Error {
    * {@link NotFoundError}, 422 {@link UnprocessableEntityError}, 429
    * {@link RateLimitError}, 5xx {@link InternalServerError}, any other status
    * a plain {@link PersonaError}. The body is read by its content type
-   * (spec §7 formats 1–2): plain text is the message; JSON gives
+   * (docs/API.md §7 formats 1–2): plain text is the message; JSON gives
    * `error.message` and `error.type`.
    *
    * @example
@@ -192,7 +192,7 @@ export class PersonaError extends Error {
 }
 
 /**
- * 400 Bad Request: malformed JSON, or an invalid /personify body (spec §7),
+ * 400 Bad Request: malformed JSON, or an invalid /personify body (docs/API.md §7),
  * e.g. an empty `raw`.
  *
  * @example
@@ -204,7 +204,7 @@ export class BadRequestError extends PersonaError {
 
 /**
  * 401 Unauthorized: the API key is missing, mistyped, unknown or revoked
- * (spec §7). The message says which, never the key.
+ * (docs/API.md §7). The message says which, never the key.
  *
  * @example
  * if (error instanceof AuthenticationError) console.error("check SERVICE_API_KEY");
@@ -215,7 +215,7 @@ export class AuthenticationError extends PersonaError {
 
 /**
  * 402 Payment Required: a payment challenge for self-serve personas when no
- * key was sent (spec §5.6). The body's shape is not shown in the spec; it is
+ * key was sent (docs/API.md §5.6). The body's shape is not shown in the spec; it is
  * kept whole in `body`.
  *
  * @example
@@ -227,7 +227,7 @@ export class PaymentRequiredError extends PersonaError {
 
 /**
  * 403 Forbidden: the key's account is not active, or the persona has no
- * /personify access (spec §7).
+ * /personify access (docs/API.md §7).
  *
  * @example
  * if (error instanceof PermissionDeniedError) console.error(error.message);
@@ -238,7 +238,7 @@ export class PermissionDeniedError extends PersonaError {
 
 /**
  * 404 Not Found: the persona ID is unknown or not available to this key
- * (spec §7).
+ * (docs/API.md §7).
  *
  * @example
  * if (error instanceof NotFoundError) console.error("check SERVICE_PERSONA_ID");
@@ -249,7 +249,7 @@ export class NotFoundError extends PersonaError {
 
 /**
  * 422 Unprocessable Entity: an invalid /generate body, e.g. a history whose
- * last message is not a user message (spec §4.1, §7). The message names the
+ * last message is not a user message (docs/API.md §4.1, §7). The message names the
  * field, e.g. `messages[0].role: the last message must have role user, not assistant`.
  *
  * @example
@@ -261,7 +261,7 @@ export class UnprocessableEntityError extends PersonaError {
 
 /**
  * 429 Too Many Requests: a rate-limit window is used up, or the balance or
- * quota is exhausted (spec §7, §8). `retryAfter` is the server's
+ * quota is exhausted (docs/API.md §7, §8). `retryAfter` is the server's
  * `Retry-After` in seconds, when it sent one.
  *
  * @example

@@ -10,7 +10,7 @@ const response = (status: number, headers: Record<string, string> = {}) =>
     body: "x",
   });
 
-describe("isRetryable (STYLE.md: retries are explicit)", () => {
+describe("isRetryable (retries are explicit)", () => {
   it("retries connection errors, 408, 429 and 5xx only", () => {
     expect(isRetryable(new ConnectionError("down"))).toBe(true);
     for (const status of [408, 429, 500, 502, 503, 504])

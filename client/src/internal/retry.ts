@@ -5,8 +5,8 @@ import { PersonaError, parseRetryAfter } from "../errors/persona-error.js";
 export type RetryStatus = number | "5xx";
 
 /**
- * Which failures a client retries and how long it waits (STYLE.md "Retries
- * are explicit"). Connection errors are always retried; timeouts and aborts
+ * Which failures a client retries and how long it waits: retries are
+ * explicit. Connection errors are always retried; timeouts and aborts
  * never (a slow request may still be billed).
  */
 export interface RetryPolicy {

@@ -16,7 +16,7 @@ export interface BrowserLoginOptions {
   baseUrl: string;
   /** Display name of the key to create (the service has a default). */
   name?: string | undefined;
-  /** Who asks (spec §4.5): `cli`, `codex` or `claude_code`; `cli` by default. */
+  /** Who asks (docs/API.md §4.5): `cli`, `codex` or `claude_code`; `cli` by default. */
   source?: LoginSource | undefined;
   /**
    * Opens the login URL in a browser. By default the system's browser
@@ -56,7 +56,7 @@ export interface BrowserLoginResult {
 
 /**
  * Gets an API key through the browser without the key ever being shown
- * (spec §4.4–4.5): makes a random `state` (256 bits) and a one-time
+ * (docs/API.md §4.4–4.5): makes a random `state` (256 bits) and a one-time
  * RSA-OAEP-256 key pair (2048 bits), starts a loopback server on 127.0.0.1
  * (on `callbackPort`, or a port the system picks) for one callback, hands the login URL to `onUrl` and
  * opens it, waits (with progress, up to the timeout) for the service's

@@ -1,6 +1,6 @@
 import type { LoginSource } from "@persona-reply/shared";
 
-/** Who asked for the key, by the login's `source` (spec §4.5), and where the person goes back to. */
+/** Who asked for the key, by the login's `source` (docs/API.md §4.5), and where the person goes back to. */
 const REQUESTERS: Record<LoginSource, { name: string; place: string }> = {
   cli: { name: "The persona command-line tool", place: "your terminal" },
   codex: { name: "Codex (the Persona Reply plugin)", place: "Codex" },

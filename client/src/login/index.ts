@@ -1,5 +1,5 @@
 /**
- * @persona-reply/client/login — the browser login flow (spec §4.4–4.5), for
+ * @persona-reply/client/login — the browser login flow (docs/API.md §4.4–4.5), for
  * the `persona login` command and the coding-agent plugin. Node only. Every
  * export of this file is public.
  */

@@ -14,7 +14,7 @@ export const LOGIN_KEY_BITS = RECIPIENT_KEY_RULES.minModulusBits;
 
 /** The secrets of one login attempt; they live only in this process's memory. */
 export interface LoginSecrets {
-  /** 32 random bytes, base64url (256 bits; the spec asks for a random value, issue 5 for ≥ 128 bits). */
+  /** 32 random bytes, base64url (256 bits; the spec asks for a random value; we take ≥ 128 bits). */
   state: string;
   /** Decrypts the `encrypted_api_key` the service sends back. */
   privateKey: CryptoKey;
@@ -39,7 +39,7 @@ export async function createLoginSecrets(): Promise<LoginSecrets> {
 
 /**
  * Builds the URL of the browser login route, `GET {baseUrl}/api/persona/cli/login`
- * (spec §4.5), with `state`, `redirect_uri`, `recipient_public_key_jwk` and,
+ * (docs/API.md §4.5), with `state`, `redirect_uri`, `recipient_public_key_jwk` and,
  * when given, `name` and `source`.
  *
  * @param baseUrl - the site origin (a path prefix for a reverse proxy is kept)

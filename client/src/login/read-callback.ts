@@ -19,7 +19,7 @@ function sameState(received: string, expected: string): boolean {
 }
 
 /**
- * Reads the service's redirect to the loopback callback (spec §4.5): checks
+ * Reads the service's redirect to the loopback callback (docs/API.md §4.5): checks
  * `state` first — a different one means the answer belongs to another login
  * (or was forged) and is refused — then `error`, then decrypts
  * `encrypted_api_key` (compact JWE, only RSA-OAEP-256 + A256GCM accepted).

@@ -43,7 +43,7 @@ const ENVIRONMENT_NAMES = {
 /**
  * Resolves the API key, persona ID and base URL the way the `persona` tool
  * does: a flag wins over the environment (`SERVICE_API_KEY`,
- * `SERVICE_PERSONA_ID`, `SERVICE_BASE_URL`, spec §5.4), which wins over the
+ * `SERVICE_PERSONA_ID`, `SERVICE_BASE_URL`, docs/API.md §5.4), which wins over the
  * profile (`flags.profile`, else the active one). Empty values count as
  * missing. Values are returned as found; `PersonaClient` checks them.
  *

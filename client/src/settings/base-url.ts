@@ -13,7 +13,7 @@ import { redactSecrets } from "./mask-api-key.js";
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 
 /**
- * Checks and normalizes a base URL (spec §4.4): an `http:` or `https:` site
+ * Checks and normalizes a base URL (docs/API.md §4.4): an `http:` or `https:` site
  * origin, optionally with a path prefix for a reverse proxy, with no
  * credentials, query or fragment. Trailing slashes are dropped. A URL that
  * already ends in `/api/v1` is refused, since the library appends it itself.

@@ -1,4 +1,4 @@
-/** The environment variables the library reads (spec §5.4). */
+/** The environment variables the library reads (docs/API.md §5.4). */
 export interface ServiceEnvironment {
   SERVICE_API_KEY?: string | undefined;
   SERVICE_PERSONA_ID?: string | undefined;

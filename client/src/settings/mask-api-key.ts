@@ -6,7 +6,7 @@ const KEY_PATTERN = /\b[a-z]{2,8}_[0-9A-Za-z]{16,}\b/gu;
 
 /**
  * Masks an API key for display: its prefix (up to and including the first
- * underscore) and its last four characters, e.g. `prk_…abcd` (DESIGN.md: keys
+ * underscore) and its last four characters, e.g. `prk_…abcd` (keys
  * are shown once, masked everywhere else). Keys shorter than 12 characters
  * are shown as `…` alone.
  *

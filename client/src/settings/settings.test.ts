@@ -3,7 +3,7 @@ import { ConfigurationError } from "../errors/client-errors.js";
 import { normalizeBaseUrl } from "./base-url.js";
 import { maskApiKey, redactSecrets } from "./mask-api-key.js";
 
-describe("normalizeBaseUrl (spec §4.4: the site origin, without /api/v1)", () => {
+describe("normalizeBaseUrl (docs/API.md §4.4: the site origin, without /api/v1)", () => {
   it("keeps origins and proxy path prefixes, dropping trailing slashes", () => {
     expect(normalizeBaseUrl("https://persona.example.com/")).toBe("https://persona.example.com");
     expect(normalizeBaseUrl(" http://127.0.0.1:8787 ")).toBe("http://127.0.0.1:8787");

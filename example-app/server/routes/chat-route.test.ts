@@ -8,7 +8,7 @@ const turns = (count: number): ChatMessage[] =>
     content: `turn ${index}`,
   }));
 
-describe("trimHistory (spec §8.5: the client may trim long histories)", () => {
+describe("trimHistory (docs/API.md §8.5: the client may trim long histories)", () => {
   it("keeps a history within the limit as it is", () => {
     const history = turns(CHAT_HISTORY_LIMIT);
     expect(trimHistory(history)).toEqual(history);

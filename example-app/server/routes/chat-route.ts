@@ -30,8 +30,8 @@ export function trimHistory(messages: readonly ChatMessage[]): ChatMessage[] {
 
 /**
  * `POST /api/chat` `{ messages, personaId? }` → `{ reply, model, chunks }`
- * (spec §4.6): the conversation so far goes to the completions-style
- * endpoint as `messages` (spec §4.3), through the official `openai` client.
+ * (docs/API.md §4.6): the conversation so far goes to the completions-style
+ * endpoint as `messages` (docs/API.md §4.3), through the official `openai` client.
  * Its typed `completions.create` requires `prompt`, so the request goes
  * through the client's generic `post`, the SDK's documented way to send a
  * body the typed method does not describe; errors and retries are the same.

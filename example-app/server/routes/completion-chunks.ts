@@ -1,6 +1,6 @@
 /**
  * The chunks of a completion choice: the service's extra field
- * `choices[].chunks` (spec §4.3), which the official `openai` client keeps
+ * `choices[].chunks` (docs/API.md §4.3), which the official `openai` client keeps
  * on the object it returns. A completions server without that field gives
  * the whole text as one chunk.
  */

@@ -6,7 +6,7 @@ import { abortOnClose } from "./abort-on-close.js";
 
 /**
  * `POST /api/personify` `{ raw, personaId? }` → `{ personified, chunks, model }`
- * (spec §4.6): the native `/api/v1/personify` endpoint through the client
+ * (docs/API.md §4.6): the native `/api/v1/personify` endpoint through the client
  * library `@persona-reply/client`.
  *
  * @example

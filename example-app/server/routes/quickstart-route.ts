@@ -8,7 +8,7 @@ import { completionChunks } from "./completion-chunks.js";
 
 /**
  * `POST /api/quickstart` `{ prompt, personaId? }` → `{ text, model, chunks }`
- * (spec §4.6): one prompt, one reply, through the completions-style endpoint
+ * (docs/API.md §4.6): one prompt, one reply, through the completions-style endpoint
  * with the official `openai` client (the persona ID is the `model`).
  *
  * @example

@@ -49,7 +49,7 @@ export interface ErrorNoticeProps {
 }
 
 /**
- * An error of a route, shown by its type (spec §4.6): `validation` says what
+ * An error of a route, shown by its type (docs/API.md §4.6): `validation` says what
  * to fix, `config` names the missing variable, `provider` gives the
  * service's message. Announced at once to screen readers (`role="alert"`).
  */

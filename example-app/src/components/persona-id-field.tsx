@@ -7,7 +7,7 @@ export interface PersonaIdFieldProps {
 }
 
 /**
- * The optional `personaId` of a request (spec §4.6), folded away: empty
+ * The optional `personaId` of a request (docs/API.md §4.6), folded away: empty
  * means the server's `SERVICE_PERSONA_ID`. The section opens and closes
  * only when the person toggles it (or a value arrives while it is closed),
  * never while its field is being edited — clearing the field keeps it open.

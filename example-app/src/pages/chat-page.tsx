@@ -5,7 +5,7 @@ import { ErrorNotice } from "../components/error-notice.js";
 import { PersonaIdField, personaIdOf } from "../components/persona-id-field.js";
 import { PageHeading } from "../page-heading.js";
 
-/** One turn of the conversation kept in the browser (the API is stateless, spec §1.3). */
+/** One turn of the conversation kept in the browser (the API is stateless, docs/API.md §1.3). */
 interface Turn {
   id: number;
   role: "user" | "assistant";

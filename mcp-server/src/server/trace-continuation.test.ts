@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createPersonaServer } from "./create-persona-server.js";
 
 // persona-mcp continues a trace its MCP client gives in `params._meta.traceparent`
-// (issue 26): the service request of the tool call carries that traceparent.
+//: the service request of the tool call carries that traceparent.
 
 /** A key of the right shape, made at run time (never a key-shaped literal in a file). */
 const KEY = `prk_test_${randomBytes(16).toString("hex")}`;

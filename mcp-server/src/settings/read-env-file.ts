@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import dotenv from "dotenv";
 
-/** The `SERVICE_*` variables the server takes from an env file (spec §5.4). */
+/** The `SERVICE_*` variables the server takes from an env file (docs/API.md §5.4). */
 export const SERVICE_VARIABLES = [
   "SERVICE_API_KEY",
   "SERVICE_PERSONA_ID",

@@ -11,7 +11,7 @@ const textPartSchema = z.object({
   text: z.string(),
 });
 
-/** A message of a history: the spec's Message shape (spec §2), described for a model. */
+/** A message of a history: the spec's Message shape (docs/API.md §2), described for a model. */
 export const toolMessageSchema = z.object({
   role: z
     .enum(["user", "assistant", "system", "developer"])
@@ -60,7 +60,7 @@ export const generateInputShape = {
     ),
 };
 
-/** Output of the `generate` tool: the reply result of spec §2 (`structuredContent`). */
+/** Output of the `generate` tool: the reply result of docs/API.md §2 (`structuredContent`). */
 export const generateOutputShape = {
   finalReply: z.string().describe("The selected reply."),
   chunks: z

@@ -5,7 +5,7 @@ import { z } from "zod";
 /** Name of the tool that rewrites text in the persona's voice. */
 export const PERSONIFY_TOOL_NAME = "personify";
 
-/** Input of the `personify` tool (spec §4.2). */
+/** Input of the `personify` tool (docs/API.md §4.2). */
 export const personifyInputShape = {
   raw: z
     .string()
@@ -14,7 +14,7 @@ export const personifyInputShape = {
     ),
 };
 
-/** Output of the `personify` tool (`structuredContent`, spec §4.2). */
+/** Output of the `personify` tool (`structuredContent`, docs/API.md §4.2). */
 export const personifyOutputShape = {
   personified: z.string().describe("The text rewritten in the persona's voice."),
   chunks: z

@@ -1,6 +1,6 @@
 import dotenv from "dotenv";
 
-/** The variables the setup writes, in the order it appends them (spec §5.4). */
+/** The variables the setup writes, in the order it appends them (docs/API.md §5.4). */
 export const SETUP_VARIABLES = [
   "SERVICE_API_KEY",
   "SERVICE_PERSONA_ID",

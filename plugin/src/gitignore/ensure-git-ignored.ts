@@ -98,7 +98,7 @@ export function gitignoreEntry(relativePath: string): string {
 }
 
 /**
- * Makes sure git ignores the env file (spec §5.5: keys stay out of code):
+ * Makes sure git ignores the env file (docs/API.md §5.5: keys stay out of code):
  * when the file lies in a git repository and no rule ignores it yet, adds an
  * anchored entry for it (e.g. `/.env`) to the `.gitignore` at the
  * repository's root, under {@link GITIGNORE_COMMENT}, keeping every line

@@ -3,7 +3,7 @@ import { normalizeBaseUrl } from "@persona-reply/client";
 import { parseCallbackPort } from "@persona-reply/client/login";
 import { type LoginSource, personaIdSchema } from "@persona-reply/shared";
 
-/** Who runs the setup, sent as the login's `source` (spec §4.5). */
+/** Who runs the setup, sent as the login's `source` (docs/API.md §4.5). */
 export const SETUP_SOURCES = ["claude_code", "codex"] as const satisfies readonly LoginSource[];
 
 /** A value of {@link SETUP_SOURCES}. */

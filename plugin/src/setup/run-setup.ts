@@ -206,7 +206,7 @@ function gitIgnoreLine(outcome: GitIgnoreOutcome, file: string): string {
 }
 
 /**
- * The key setup of the coding-agent plugin (spec §4.4 last paragraph, §4.5,
+ * The key setup of the coding-agent plugin (docs/API.md §4.4 last paragraph, §4.5,
  * §5.3): states the absolute destination first; refuses a file that already
  * holds a key unless `--force`; asks for confirmation in a terminal unless
  * `--yes`; gets a new key by the browser login of `@persona-reply/client/login`

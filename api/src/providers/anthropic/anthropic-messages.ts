@@ -19,20 +19,20 @@ export const OPENING_ASSISTANT_LABEL =
 /**
  * Maps the engine's prompt to the Anthropic Messages API: every `system`
  * message — the compiled persona prompt first, then the client's labelled
- * system and developer context (spec §4.1 rule 3) — joins the top-level
+ * system and developer context (docs/API.md §4.1 rule 3) — joins the top-level
  * `system` parameter, in order, since the API has no system role among its
  * turns; user and assistant messages become turns in order, consecutive
  * turns of one role merged into one (separated by a blank line) so that the
  * turns alternate as the API expects.
  *
  * The Messages API's turns start with a user turn, while a history here may
- * open with the assistant (spec §4.1: only the last message must be the
+ * open with the assistant (docs/API.md §4.1: only the last message must be the
  * user's) — a greeting the application showed first. Such an opening
  * assistant turn is folded into `system`, last, as labelled context
  * ({@link OPENING_ASSISTANT_LABEL}) rather than answered by a made-up user
  * turn: an invented user message would put words in the person's mouth that
  * the model may reply to, whereas context keeps what the assistant said
- * without a turn nobody wrote (issue 29).
+ * without a turn nobody wrote.
  *
  * @example
  * toAnthropicPrompt([

@@ -11,7 +11,7 @@ const HEARTBEAT_MS = 500;
 
 /**
  * Listens for `NOTIFY persona_changes` on a connection of its own and
- * feeds the change feed (issue 14: revocation seen by every instance
+ * feeds the change feed (revocation seen by every instance
  * within a second). The connection is proved alive every 500 ms with a
  * bounded `select 1` — a connection that hangs without an error would
  * otherwise hide changes — and while it is down the feed stops tracking

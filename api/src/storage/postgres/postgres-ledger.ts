@@ -57,7 +57,7 @@ function usagePlaceholders(columns: readonly UsageColumn[], from: number, suffix
 
 /**
  * The admissions of concurrent requests in one statement and one commit
- * (issue 27, as settlements are since issue 14). Arrays, one element per
+ * (as settlements are). Arrays, one element per
  * request in batch order (`ord`): `$1` bucket (null: no rate limit), `$2`
  * now, `$3`–`$5` limits, `$6`–`$12` the hold (null account: no hold).
  *
@@ -180,8 +180,7 @@ const REFUSALS_SQL = `insert into usage_records (${FILLED_COLUMNS.join(", ")})
 select * from unnest(${usagePlaceholders(FILLED_COLUMNS, 1, "[]")})`;
 
 /**
- * The settlements of concurrent requests in one statement (group commit,
- * issue 14): end the reservations, charge each at most what it held,
+ * The settlements of concurrent requests in one statement (group commit): end the reservations, charge each at most what it held,
  * write the usage rows with their charges (`charged_micros`, migration
  * 0017), as one durable commit.
  * Arrays, one element per settlement. The accounts are updated one at a

@@ -39,7 +39,7 @@ export function classifyPostgresError(error: unknown): unknown {
 
 /**
  * A `pg` pool that never takes the process down and never waits without
- * a deadline (issue 13): connect and acquire timeouts, a server-side
+ * a deadline: connect and acquire timeouts, a server-side
  * `statement_timeout` and a client-side read timeout, TCP keep-alive, and
  * an `error` listener on every client for as long as it lives — pg-pool
  * removes its own idle listener while a client is checked out, so a

@@ -60,8 +60,7 @@ function tracesOfOldDatabase(file: string, envFile: string | undefined): string[
 }
 
 /**
- * Checks the SQLite file before it is opened (issue 21 "Start-up
- * checks"), and makes what it creates owner-only: the folder (when
+ * Checks the SQLite file before it is opened, and makes what it creates owner-only: the folder (when
  * created here) 0700, the file 0600 — it holds key hashes and e-mail
  * addresses.
  *

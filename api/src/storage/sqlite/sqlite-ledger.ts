@@ -26,7 +26,7 @@ interface BucketRow {
 
 /**
  * One conditional UPDATE checks every window of a bucket and counts all of
- * them or none (spec §8.1; the windows restart when their time is over).
+ * them or none (docs/API.md §8.1; the windows restart when their time is over).
  * Named parameters: `$bucket`, `$now`, `$minute`, `$hour`, `$day` (limits).
  */
 const CONSUME_SQL = (() => {

@@ -31,7 +31,7 @@ import type { WorkerEvent, WorkerOptions } from "./worker-protocol.js";
 const QUICK_CHECK_MAX_BYTES = 512 * 1024 * 1024;
 
 /**
- * Milliseconds between the reader thread's passive checkpoints (issue 27):
+ * Milliseconds between the reader thread's passive checkpoints:
  * at 200 requests/s ~1 300 pages of log each, 1–3 ms on that thread.
  */
 export const CHECKPOINT_INTERVAL_MS = 250;

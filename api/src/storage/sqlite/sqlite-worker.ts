@@ -2,7 +2,7 @@
  * The SQLite storage worker: a thread that owns one better-sqlite3
  * connection, so no wait on the database — a lock another process holds,
  * an fsync, a long report — ever blocks the event loop that serves HTTP
- * (issue 21). The main thread talks to it through sqlite-client.ts.
+ *. The main thread talks to it through sqlite-client.ts.
  *
  * The `writer` runs every write. Writes that arrive together are
  * group-committed: one `BEGIN IMMEDIATE … COMMIT`, each under its own
@@ -10,7 +10,7 @@
  * only after the commit — and, whenever the batch holds anything but
  * admissions and releases, only after an fsync of the write-ahead log
  * (syncThenPost), so a settled request is on disk before its 200 leaves
- * (issue 21 "Durable 200s"). A write meeting a
+ *. A write meeting a
  * lock waits `busyTimeoutMs` inside SQLite, then retries asynchronously
  * until each request's deadline. Kysely transactions run alone, in order.
  * The `reader` answers plain reads on its own connection (WAL readers never
@@ -27,7 +27,7 @@
  * 250 ms (makeRoom), so the service recovers by itself within a second of
  * space coming back.
  *
- * Checkpoints stay off the writer's commits (issue 27): a checkpoint copies
+ * Checkpoints stay off the writer's commits: a checkpoint copies
  * the log into the database file and fsyncs it, 1–4 ms (27 ms for a large
  * log) that SQLite's automatic checkpoint spends inside the COMMIT that
  * crosses 1 000 pages — with ~13 pages a commit, one commit in ~75, and
@@ -88,7 +88,7 @@ if (isWriter) {
 const openedFile = fs.statSync(options.file);
 
 /**
- * Statements this worker has executed (issue 27, statements per request):
+ * Statements this worker has executed (statements per request):
  * each run, get, all or iterate of a prepared statement and each `exec`;
  * pragmas are not counted. Sent with every answer (`statements`).
  */
@@ -340,7 +340,7 @@ function reportSuccess(): void {
 
 /**
  * On a full disk, before the next write: checkpoints the write-ahead log
- * into the database file and truncates it (issue 29). A log that cannot be
+ * into the database file and truncates it. A log that cannot be
  * reset keeps the disk full for good — every new write appends to it and
  * the space that comes back is eaten by the load before an automatic
  * (passive) checkpoint completes — so the space the log held is given back

@@ -103,7 +103,7 @@ function showProfile(context: CliContext, name: string, json: boolean): void {
 }
 
 /**
- * `persona configure` (spec §4.4): stores a key, persona ID and base URL in a
+ * `persona configure` (docs/API.md §4.4): stores a key, persona ID and base URL in a
  * profile. The key comes only from standard input (`--api-key-stdin`, a
  * hidden prompt on a terminal) or an environment variable (`--api-key-env`),
  * never from an argument; `--show` prints the profile with the key masked;

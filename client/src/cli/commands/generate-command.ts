@@ -11,7 +11,7 @@ interface GenerateFlags extends RequestFlags {
 }
 
 /**
- * `persona generate <text>` (spec §4.4): sends the text as a one-message
+ * `persona generate <text>` (docs/API.md §4.4): sends the text as a one-message
  * history to /generate and prints the reply; `--variations` asks for
  * alternative replies; `--json` prints `{ finalReply, chunks, replyChoices?, rateLimits? }`.
  */

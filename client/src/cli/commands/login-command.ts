@@ -77,7 +77,7 @@ function readTimeout(value: string | undefined): number | undefined {
 }
 
 /**
- * `persona login` (spec §4.4–4.5): gets a new API key through the browser —
+ * `persona login` (docs/API.md §4.4–4.5): gets a new API key through the browser —
  * sign in to the playground, approve — and stores it in a profile (file mode
  * 0600) without ever printing it; prints only the masked key. The profile
  * becomes the active one. `--no-browser` only prints the URL (headless use);

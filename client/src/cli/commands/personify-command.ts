@@ -7,7 +7,7 @@ import { withSpinner } from "../spinner.js";
 import { addRequestOptions } from "./request-options.js";
 
 /**
- * `persona personify <text>` (spec §4.4): rewrites the text in the persona's
+ * `persona personify <text>` (docs/API.md §4.4): rewrites the text in the persona's
  * voice with /personify; `--json` prints `{ personified, chunks }`.
  */
 export function registerPersonifyCommand(program: Command, context: CliContext): void {

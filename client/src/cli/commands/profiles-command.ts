@@ -6,7 +6,7 @@ import type { CliContext } from "../cli-context.js";
 import { printJson, printLines } from "../cli-context.js";
 
 /**
- * `persona profiles` (spec §4.4): lists the stored profiles, the active one
+ * `persona profiles` (docs/API.md §4.4): lists the stored profiles, the active one
  * marked, keys masked.
  */
 export function registerProfilesCommand(program: Command, context: CliContext): void {

@@ -4,7 +4,7 @@ import type { CliContext } from "../cli-context.js";
 import { printJson, printLines } from "../cli-context.js";
 import { UsageError } from "../usage-error.js";
 
-/** `persona use <profile>` (spec §4.4): makes a stored profile the active one. */
+/** `persona use <profile>` (docs/API.md §4.4): makes a stored profile the active one. */
 export function registerUseCommand(program: Command, context: CliContext): void {
   program
     .command("use")
