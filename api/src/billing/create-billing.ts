@@ -11,7 +11,8 @@ import { UsageStore } from "../usage/usage-store.js";
 import { BalanceStore } from "./balance-store.js";
 import { PriceList } from "./price-list.js";
 import { ReleaseRetries } from "./release-retries.js";
-import { type ReservationsDialect, reservationsDialectOf } from "./reservations-dialect.js";
+import type { ReservationsDialect } from "./reservations-dialect.js";
+import { reservationsDialectOf } from "./reservations-dialects.js";
 
 /**
  * Milliseconds between two sweeps of expired reservations:

@@ -1,6 +1,4 @@
-import type { Database, DatabaseDialect } from "../storage/store.js";
-import { postgresReservations } from "./postgres/postgres-reservations.js";
-import { sqliteReservations } from "./sqlite/sqlite-reservations.js";
+import type { Database } from "../storage/store.js";
 
 /**
  * What balance reservations (holds) do differently on each dialect,
@@ -24,14 +22,4 @@ export interface ReservationsDialect {
    * @throws the store's error when a statement fails (the next sweep tries again)
    */
   reconcileLostHolds(database: Database): Promise<number>;
-}
-
-const RESERVATIONS_DIALECTS: Readonly<Record<DatabaseDialect, ReservationsDialect>> = {
-  sqlite: sqliteReservations,
-  postgres: postgresReservations,
-};
-
-/** The reservations dialect of a store's dialect. */
-export function reservationsDialectOf(dialect: DatabaseDialect): ReservationsDialect {
-  return RESERVATIONS_DIALECTS[dialect];
 }

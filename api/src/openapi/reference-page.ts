@@ -5,9 +5,7 @@ import { gzipSync } from "node:zlib";
 import type { RequestHandler } from "express";
 import { html, type SafeHtml } from "../pages/html.js";
 import type { DocumentLinks } from "./reference-fallback.js";
-
-/** Where the renderer's bundle and its start script are served (same origin: the CSP allows 'self' only). */
-export const REFERENCE_ASSETS_PATH = "/docs/assets";
+import { REFERENCE_ASSETS_PATH } from "./reference-paths.js";
 
 /**
  * The one address of Redoc's standalone bundle that would leave the site:

@@ -4,7 +4,7 @@ import { METRICS_PATH } from "../metrics/metrics-route.js";
 import { FAVICON_PATH } from "../pages/favicon.js";
 import { SITE_STYLE_PATH } from "../pages/site-style.js";
 import { errorResponses, HEADER_REFERENCES } from "./error-responses.js";
-import { REFERENCE_ASSETS_PATH } from "./reference-page.js";
+import { REFERENCE_ASSETS_PATH } from "./reference-paths.js";
 
 /** Where the OpenAPI document is served. */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;

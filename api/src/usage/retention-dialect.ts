@@ -1,7 +1,5 @@
-import type { Database, DatabaseDialect } from "../storage/store.js";
-import { postgresRetention } from "./postgres/postgres-retention.js";
+import type { Database } from "../storage/store.js";
 import type { RetentionRun } from "./retention-run.js";
-import { sqliteRetention } from "./sqlite/sqlite-retention.js";
 import type { UsagePartition } from "./usage-partitions.js";
 
 /** What `persona-admin storage vacuum` did, or why the store has nothing to do. */
@@ -50,14 +48,4 @@ export interface RetentionDialect {
    * @param location - the store's location (`Store.location`)
    */
   setUpReclaim(location: string): Promise<ReclaimSetup>;
-}
-
-const RETENTION_DIALECTS: Readonly<Record<DatabaseDialect, RetentionDialect>> = {
-  sqlite: sqliteRetention,
-  postgres: postgresRetention,
-};
-
-/** The retention dialect of a store's dialect. */
-export function retentionDialectOf(dialect: DatabaseDialect): RetentionDialect {
-  return RETENTION_DIALECTS[dialect];
 }

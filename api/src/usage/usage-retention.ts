@@ -5,11 +5,8 @@ import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-r
 import type { Database, Store } from "../storage/store.js";
 import { CARRIED_FORWARD_KIND } from "./carried-forward.js";
 import { archiveRemovable } from "./retention-archive.js";
-import {
-  type ReclaimSetup,
-  type RetentionDialect,
-  retentionDialectOf,
-} from "./retention-dialect.js";
+import type { ReclaimSetup, RetentionDialect } from "./retention-dialect.js";
+import { retentionDialectOf } from "./retention-dialects.js";
 import { recordCutoff, rollUpLedger } from "./retention-ledger.js";
 import { RetentionPreflightError, retentionProblems } from "./retention-preflight.js";
 import { removeUsage } from "./retention-removal.js";
