@@ -6,6 +6,7 @@ import { createApp } from "./app.js";
 import type { Config } from "./config/config.js";
 import type { Logger } from "./logging/logger.js";
 import { REQUEST_ID_HEADER } from "./logging/request-context.js";
+import { preloadOfflineComposer } from "./providers/offline/offline-provider.js";
 import type { Services } from "./services.js";
 
 /** A listening service. */
@@ -132,6 +133,8 @@ export async function startServer(services: Services): Promise<RunningServer> {
       if (draining) server.closeIdleConnections();
     });
   });
+  // The offline engine's composer loads before the first request can wait on it.
+  await preloadOfflineComposer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(services.config.PERSONA_PORT, services.config.PERSONA_HOST, () => resolve());

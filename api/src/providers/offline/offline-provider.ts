@@ -78,6 +78,17 @@ function loadComposer(): Promise<Composer> {
   return composerModule;
 }
 
+/**
+ * Loads the offline engine's reply composer now, so that the service's
+ * first reply does not pay its 0.3 s inside a request's deadline. The
+ * service awaits it before it listens; other processes load it on first use.
+ *
+ * @returns once the composer is loaded
+ */
+export async function preloadOfflineComposer(): Promise<void> {
+  await loadComposer();
+}
+
 /** Everything that decides the output apart from the candidate index, in a fixed order. */
 function conversationTexts(request: ProviderRequest): string[] {
   const parts = [request.persona.id, request.task, request.source ?? ""];
