@@ -1,7 +1,8 @@
-import type { Selectable, Transaction } from "kysely";
-import type { DatabaseSchema, PersonasTable } from "../storage/schema.js";
+import type { Selectable } from "kysely";
+import type { PersonasTable } from "../storage/schema.js";
 import type { Database } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import { lockPersona } from "./persona-lock.js";
 
 /** What happened to a canary: started, stopped by the operator, stopped by itself, finished by a promotion. */
 export type CanaryAction = "start" | "stop" | "auto_stop" | "finish";
@@ -332,22 +333,4 @@ export class PersonaCanaryStore {
       details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
     }));
   }
-}
-
-/**
- * Locks a persona's row for the rest of the transaction (PostgreSQL: the
- * row lock; SQLite: one writer) and reads it; undefined when there is none.
- */
-async function lockPersona(
-  transaction: Transaction<DatabaseSchema>,
-  id: string,
-  now: string,
-): Promise<Selectable<PersonasTable> | undefined> {
-  const locked = await transaction
-    .updateTable("personas")
-    .set({ updated_at: now })
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (Number(locked.numUpdatedRows) === 0) return undefined;
-  return transaction.selectFrom("personas").selectAll().where("id", "=", id).executeTakeFirst();
 }

@@ -7,6 +7,7 @@ import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "../
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
 import { finishCanary } from "./persona-canary-store.js";
+import { lockPersona } from "./persona-lock.js";
 import { type PersonaFile, type PersonaTraits, personaTraitsSchema } from "./persona-traits.js";
 
 /**
@@ -284,17 +285,8 @@ export class PersonaStore {
     id: string,
     now: string,
   ): Promise<{ row: PersonasTable; latest: number } | undefined> {
-    const locked = await transaction
-      .updateTable("personas")
-      .set({ updated_at: now })
-      .where("id", "=", id)
-      .executeTakeFirst();
-    if (Number(locked.numUpdatedRows) === 0) return undefined;
-    const row = await transaction
-      .selectFrom("personas")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirstOrThrow();
+    const row = await lockPersona(transaction, id, now);
+    if (row === undefined) return undefined;
     const { latest } = await transaction
       .selectFrom("persona_versions")
       .select((select) => select.fn.max("version").as("latest"))
