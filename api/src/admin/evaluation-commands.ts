@@ -1,11 +1,8 @@
 import { type Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatMoney } from "../billing/money.js";
 import { ModelRouter } from "../engine/model-router.js";
-import {
-  type EvaluationRun,
-  type EvaluationSubject,
-  runEvaluation,
-} from "../evaluation/evaluation-runner.js";
+import type { EvaluationRun } from "../evaluation/evaluation-run.js";
+import { type EvaluationSubject, runEvaluation } from "../evaluation/evaluation-runner.js";
 import { EvaluationStore } from "../evaluation/evaluation-store.js";
 import {
   type EvaluationSuite,
@@ -16,17 +13,17 @@ import {
 import type { Judge } from "../evaluation/judge.js";
 import { judgePromptOf } from "../evaluation/judge-prompt.js";
 import {
+  describeSubject,
+  renderComparison,
+  renderScorecard,
+  renderTable,
+} from "../evaluation/render-scorecard.js";
+import {
   EvaluatedPersonaError,
   type EvaluatedVersion,
   resolveEvaluatedPersona,
 } from "../evaluation/resolve-evaluated-persona.js";
-import {
-  describeSubject,
-  meetsThreshold,
-  renderComparison,
-  renderScorecard,
-  renderTable,
-} from "../evaluation/scorecard.js";
+import { meetsThreshold } from "../evaluation/scorecard.js";
 import { describeTarget, type ModelRoute, type RouteTarget } from "../personas/model-route.js";
 import { readExamplePersona } from "../seed/demo-seed.js";
 import type { Services } from "../services.js";

@@ -4,11 +4,11 @@ import type { PriceList } from "../billing/price-list.js";
 import type { EngineTask, PersonaEngine } from "../engine/persona-engine.js";
 import { describeTarget, type ModelRoute } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
-import { type CheckVerdict, runDeterministicCheck } from "./deterministic-checks.js";
+import { runDeterministicCheck } from "./deterministic-checks.js";
+import type { CaseRun, CheckResult, EvaluationRun } from "./evaluation-run.js";
 import type { EvaluationCase, EvaluationCheck, EvaluationSuite } from "./evaluation-suite.js";
 import { type Judge, judgeReply } from "./judge.js";
-import type { JudgeScores } from "./judge-prompt.js";
-import { buildScorecard, type Scorecard } from "./scorecard.js";
+import { buildScorecard } from "./scorecard.js";
 
 /** What is evaluated: a persona (the live one, or a version) along a route. */
 export interface EvaluationSubject {
@@ -37,54 +37,6 @@ export interface EvaluationRunOptions {
   callTimeoutMs: number;
   /** Called after each case run with how many of how many are done. */
   onProgress?: (done: number, total: number) => void;
-}
-
-/** One check's result in one case run. */
-export interface CheckResult {
-  /** Index of the check within its case. */
-  index: number;
-  type: EvaluationCheck["type"];
-  /** A short description ("length 3–80 words"). */
-  label: string;
-  outcome: CheckVerdict["outcome"];
-  detail: string;
-  /** Judge scores by dimension, for a judged check that was scored. */
-  scores?: JudgeScores;
-}
-
-/** One run of one case: the reply (or the failure), its latency, cost and check results. */
-export interface CaseRun {
-  caseId: string;
-  /** 1-based repetition. */
-  repeat: number;
-  task: EvaluationCase["task"];
-  /** The normalized reply (/generate's final reply, /personify's text); null when the call failed. */
-  reply: string | null;
-  error: string | null;
-  /** Which target answered, `upstream:model`. */
-  answeredBy: string | null;
-  latencyMs: number;
-  /** The engine call's cost (operator's, micro-units). */
-  costMicros: number;
-  /** The judge calls' cost (operator's, micro-units). */
-  judgeCostMicros: number;
-  checks: CheckResult[];
-}
-
-/** A finished run: what was evaluated, with which suite and judge, each case run and the scorecard. */
-export interface EvaluationRun {
-  personaId: string;
-  version: number | null;
-  route: string[];
-  suite: { name: string; hash: string };
-  /** The judge used, or null with the reason judged checks were skipped. */
-  judge: { route: string; promptVersion: string; promptHash: string } | null;
-  judgeSkipped: string | null;
-  repeat: number;
-  startedAt: string;
-  finishedAt: string;
-  cases: CaseRun[];
-  scorecard: Scorecard;
 }
 
 /** A short description of a check for the scorecard. */
