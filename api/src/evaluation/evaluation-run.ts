@@ -50,7 +50,7 @@ export interface CheckTally {
   skipped: number;
   /** passed / (passed + failed + errors); null when every run skipped it. */
   passRate: number | null;
-  /** Why it did not pass, the first time it did not. */
+  /** Why it did not pass, the first time it did not (in case order, then repeat). */
   firstProblem: string | null;
 }
 
@@ -87,6 +87,8 @@ export interface Scorecard {
 
 /** A finished run: what was evaluated, with which suite and judge, each case run and the scorecard. */
 export interface EvaluationRun {
+  /** Its side in `persona eval` (a run alone is the candidate); absent in runs stored before sides were named. */
+  side?: EvaluationSide;
   personaId: string;
   version: number | null;
   route: string[];
@@ -97,6 +99,15 @@ export interface EvaluationRun {
   repeat: number;
   startedAt: string;
   finishedAt: string;
+  /** Every case run, in case order within each repeat (whatever order they finished in). */
   cases: CaseRun[];
   scorecard: Scorecard;
 }
+
+/**
+ * Which side of a `persona eval` a run is: the **candidate** is what is
+ * under test (`--version`, `--route`) and is judged against the threshold;
+ * the **baseline** (`--compare-version`, `--compare-route`) is only compared
+ * with it.
+ */
+export type EvaluationSide = "candidate" | "baseline";

@@ -18,7 +18,10 @@ function mean(values: readonly number[]): number | null {
   return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
-/** Aggregates case runs into a {@link Scorecard}. */
+/**
+ * Aggregates case runs into a {@link Scorecard}. A check's first problem is
+ * that of the first run (in the order of `runs`) where it failed or erred.
+ */
 export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[]): Scorecard {
   const tallies = new Map<string, CheckTally>();
   for (const evaluationCase of suite.cases) {
@@ -97,6 +100,140 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
 }
 
 /** Whether a run reached the threshold (a run with no decided check does not). */
-export function meetsThreshold(run: EvaluationRun, threshold: number): boolean {
+export function meetsThreshold(run: Pick<EvaluationRun, "scorecard">, threshold: number): boolean {
   return run.scorecard.passRate !== null && run.scorecard.passRate >= threshold;
+}
+
+/**
+ * A rubric dimension's mean judge score (1–5) on the percent scale checks'
+ * pass rates use: 1 is 0, 5 is 100, so one whole score step is 25 points.
+ */
+export function rubricPercent(meanScore: number): number {
+  return ((meanScore - 1) / 4) * 100;
+}
+
+/**
+ * Differences smaller than these (in percentage points) are no difference:
+ * floating-point noise for pass rates; for rubric means, what the scorecard's
+ * two decimals cannot show (0.005 of a score).
+ */
+const CHECK_EPSILON_POINTS = 1e-6;
+const DIMENSION_EPSILON_POINTS = rubricPercent(1.005);
+
+/** One row of a comparison: a check or a rubric dimension, both sides on the percent scale. */
+export interface ComparedRow {
+  kind: "check" | "dimension";
+  /** The check's `caseId#index`, or the dimension's name. */
+  key: string;
+  /** `caseId › check label`, or the dimension's name. */
+  label: string;
+  /**
+   * The candidate's figure in percent: a check's pass rate, a dimension's
+   * mean by {@link rubricPercent}; null when never decided or scored.
+   */
+  candidate: number | null;
+  /** The baseline's figure, as `candidate`. */
+  baseline: number | null;
+  /**
+   * Candidate − baseline in percentage points (positive: the candidate is
+   * better); 0 within the rounding the scorecard shows; null when a side has
+   * no figure.
+   */
+  delta: number | null;
+  /** The candidate is below the baseline by at least the comparison's `maxRegression`. */
+  regressed: boolean;
+}
+
+/** A candidate's scorecard compared with its baseline's, row by row. */
+export interface ScorecardComparison {
+  checks: ComparedRow[];
+  /** Rubric dimensions scored on at least one side. */
+  dimensions: ComparedRow[];
+  /** The regression in points that fails the gate, or null when none was set. */
+  maxRegression: number | null;
+  /** Rows (checks, then dimensions) that regressed by at least `maxRegression`. */
+  regressions: ComparedRow[];
+}
+
+function compareRow(
+  kind: ComparedRow["kind"],
+  key: string,
+  label: string,
+  candidate: number | null,
+  baseline: number | null,
+  maxRegression: number | null,
+): ComparedRow {
+  const epsilon = kind === "check" ? CHECK_EPSILON_POINTS : DIMENSION_EPSILON_POINTS;
+  const raw = candidate === null || baseline === null ? null : candidate - baseline;
+  const delta = raw === null ? null : Math.abs(raw) < epsilon ? 0 : raw;
+  return {
+    kind,
+    key,
+    label,
+    candidate,
+    baseline,
+    delta,
+    // Strictly below the baseline, and by at least the points allowed; a
+    // side with no figure (every run skipped) cannot regress.
+    regressed:
+      maxRegression !== null &&
+      delta !== null &&
+      delta < 0 &&
+      -delta >= maxRegression - CHECK_EPSILON_POINTS,
+  };
+}
+
+/**
+ * Compares a candidate's scorecard with its baseline's (two runs of one
+ * suite): every check's pass rate and every scored rubric dimension's mean,
+ * both in percent, and which rows regressed.
+ *
+ * @param maxRegression - percentage points: a row of the candidate that far
+ *   or further below the baseline's (and below at all) is a regression;
+ *   null marks none
+ */
+export function compareScorecards(
+  candidate: Scorecard,
+  baseline: Scorecard,
+  maxRegression: number | null,
+): ScorecardComparison {
+  const baselineChecks = new Map(baseline.checks.map((tally) => [tally.key, tally]));
+  const baselineDimensions = new Map(
+    baseline.dimensions.map((dimension) => [dimension.name, dimension]),
+  );
+  const percentOf = (rate: number | null | undefined) =>
+    rate === null || rate === undefined ? null : rate * 100;
+  const rubricOf = (score: number | null | undefined) =>
+    score === null || score === undefined ? null : rubricPercent(score);
+  const checks = candidate.checks.map((tally) =>
+    compareRow(
+      "check",
+      tally.key,
+      `${tally.caseId} › ${tally.label}`,
+      percentOf(tally.passRate),
+      percentOf(baselineChecks.get(tally.key)?.passRate),
+      maxRegression,
+    ),
+  );
+  const dimensions = candidate.dimensions
+    .filter(
+      (dimension) =>
+        dimension.count > 0 || (baselineDimensions.get(dimension.name)?.count ?? 0) > 0,
+    )
+    .map((dimension) =>
+      compareRow(
+        "dimension",
+        dimension.name,
+        dimension.name,
+        rubricOf(dimension.mean),
+        rubricOf(baselineDimensions.get(dimension.name)?.mean),
+        maxRegression,
+      ),
+    );
+  return {
+    checks,
+    dimensions,
+    maxRegression,
+    regressions: [...checks, ...dimensions].filter((row) => row.regressed),
+  };
 }
