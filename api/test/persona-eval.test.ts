@@ -117,7 +117,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     expect(result.stdout).toMatch(/latency p50 \d+ ms, p95 \d+ ms/u);
     expect(result.stdout).toContain("operator cost 0.0007 (engine 0.0007, judge 0.00)");
     expect(result.stdout).toContain("PASS: pass rate 100% (threshold 100%)");
-    expect(result.stderr).toMatch(/eval offline:offline-composer-1: 7 case runs in/u);
+    expect(result.stderr).toMatch(/eval candidate offline:offline-composer-1: 7 case runs in/u);
     expect(await meteredState()).toEqual(before);
 
     const runs = await admin("persona", "eval-runs", customer.persona.id, "--json");
@@ -158,12 +158,14 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     );
     expect(compared.code).toBe(2);
     expect(compared.stdout).toContain(
-      `A: ${customer.persona.id} (version 2) along candidate:cheap-model`,
+      `candidate: ${customer.persona.id} (version 2) along candidate:cheap-model`,
     );
     expect(compared.stdout).toContain(
-      `B: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
+      `baseline: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
     );
-    expect(compared.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+0%\s+100%\s+▲/u);
+    expect(compared.stdout).toMatch(
+      /avoid-politics › refusal \(politics\)\s+0%\s+100%\s+-100\s+▼\s+no refusal of politics found/u,
+    );
     expect(compared.stderr).toMatch(
       /\(version 2\) along candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
     );
@@ -269,29 +271,57 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     expect(run.scorecard.passRate).toBeGreaterThan(0.5);
   });
 
-  it("compares the persona's route with a candidate route side by side, and the exit status follows the threshold", async () => {
+  it("compares a candidate route with a baseline route side by side; the exit status follows the candidate alone", async () => {
     candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
     const compared = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--route",
+      "candidate:cheap-model",
+      "--compare-route",
+      "offline:offline-composer-1",
+    );
+    expect(compared.code).toBe(2);
+    expect(compared.stdout).toContain(
+      `candidate: ${customer.persona.id} (version 1) along candidate:cheap-model`,
+    );
+    expect(compared.stdout).toContain(
+      `baseline: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
+    );
+    expect(compared.stdout).toMatch(
+      /avoid-politics › refusal \(politics\)\s+0%\s+100%\s+-100\s+▼/u,
+    );
+    expect(compared.stdout).toMatch(/greeting › length 1–5 sentences\s+100%\s+100%\s+0\s*\n/u);
+    expect(compared.stdout).toMatch(/cost per case run\s+0\.0005\s+0\.0001\s+▼/u);
+    expect(compared.stdout).toMatch(/candidate FAIL: pass rate [\d.]+% \(threshold 100%\)/u);
+    expect(compared.stdout).toContain(
+      "baseline (compared, not judged): pass rate 100%, at or above the threshold 100%",
+    );
+    expect(compared.stderr).toMatch(
+      /candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
+    );
+    expect(compared.stderr).toMatch(
+      /eval candidate candidate:cheap-model and baseline offline:offline-composer-1: 14 case runs in [\d.]+ s, interleaved case by case/u,
+    );
+
+    // The persona's own route as the candidate, the failing one as the
+    // baseline: the baseline's failure is shown, never judged.
+    const reversed = await admin(
       "persona",
       "eval",
       customer.persona.id,
       "--compare-route",
       "candidate:cheap-model",
     );
-    expect(compared.code).toBe(2);
-    expect(compared.stdout).toContain(
-      `A: ${customer.persona.id} (version 1) along offline:offline-composer-1`,
+    expect(reversed.code, reversed.stderr).toBe(0);
+    expect(reversed.stdout).toMatch(
+      /avoid-politics › refusal \(politics\)\s+100%\s+0%\s+\+100\s+▲/u,
     );
-    expect(compared.stdout).toContain(
-      `B: ${customer.persona.id} (version 1) along candidate:cheap-model`,
-    );
-    expect(compared.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+100%\s+0%\s+▼/u);
-    expect(compared.stdout).toMatch(/greeting › length 1–5 sentences\s+100%\s+100%\s*\n/u);
-    expect(compared.stdout).toMatch(/cost per case run\s+0\.0001\s+0\.0005\s+▼/u);
-    expect(compared.stdout).toContain("A PASS: pass rate 100%");
-    expect(compared.stdout).toMatch(/B FAIL: pass rate [\d.]+%/u);
-    expect(compared.stderr).toMatch(
-      /candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
+    expect(reversed.stdout).toMatch(/cost per case run\s+0\.0001\s+0\.0005\s+▲/u);
+    expect(reversed.stdout).toContain("candidate PASS: pass rate 100% (threshold 100%)");
+    expect(reversed.stdout).toMatch(
+      /baseline \(compared, not judged\): pass rate [\d.]+%, below the threshold 100%/u,
     );
 
     const lenient = await admin(
@@ -315,6 +345,219 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       passed: true,
     });
     expect(runs.filter((run: { passed: boolean }) => !run.passed).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("judges the candidate, never the baseline: a better draft against a worse live version exits 0, the reverse 2, marked relative to the baseline", async () => {
+    candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
+    // Live on the failing model; a draft back on the offline engine.
+    const other = await createCustomer(services, {
+      balanceMicros: 0,
+      persona: { route: [{ upstream: "candidate", model: "cheap-model" }] },
+    });
+    const id = other.persona.id;
+    await services.personas.setRoute(id, [{ upstream: "offline", model: "offline-composer-1" }], {
+      draft: true,
+      note: "back to the offline engine",
+    });
+    const better = await admin(
+      "persona",
+      "eval",
+      id,
+      "--version",
+      "draft",
+      "--compare-version",
+      "live",
+      "--threshold",
+      "0.9",
+    );
+    expect(better.code, better.stderr).toBe(0);
+    expect(better.stdout).toContain(
+      `candidate: ${id} (version 2) along offline:offline-composer-1`,
+    );
+    expect(better.stdout).toContain(`baseline: ${id} (version 1) along candidate:cheap-model`);
+    // ▲ where the candidate is better; the baseline's first problem beside it.
+    expect(better.stdout).toMatch(
+      /avoid-politics › refusal \(politics\)\s+100%\s+0%\s+\+100\s+▲\s+no refusal of politics found/u,
+    );
+    /** The scorecard above its legend. */
+    const rows = (stdout: string) => stdout.slice(0, stdout.indexOf("\n▲ the candidate"));
+    expect(rows(better.stdout)).toContain("▲");
+    expect(rows(better.stdout)).not.toContain("▼");
+    expect(better.stdout).toContain(
+      "▲ the candidate is better than the baseline, ▼ the candidate is worse",
+    );
+    expect(better.stdout).toContain("candidate PASS: pass rate 100% (threshold 90%)");
+    expect(better.stdout).toMatch(
+      /baseline \(compared, not judged\): pass rate [\d.]+%, below the threshold 90%/u,
+    );
+    expect(better.stdout).not.toMatch(/^[AB]:/mu);
+
+    const worse = await admin(
+      "persona",
+      "eval",
+      id,
+      "--version",
+      "live",
+      "--compare-version",
+      "draft",
+      "--threshold",
+      "0.9",
+    );
+    expect(worse.code).toBe(2);
+    expect(worse.stdout).toMatch(
+      /avoid-politics › refusal \(politics\)\s+0%\s+100%\s+-100\s+▼\s+no refusal of politics found/u,
+    );
+    expect(rows(worse.stdout)).not.toContain("▲");
+    expect(worse.stdout).toMatch(/candidate FAIL: pass rate [\d.]+% \(threshold 90%\)/u);
+    expect(worse.stderr).toMatch(
+      /\(version 1\) along candidate:cheap-model: pass rate 0\.\d+ is below the threshold 0\.9/u,
+    );
+    expect(worse.stderr).not.toContain("(version 2)");
+  });
+
+  it("runs both sides interleaved case by case, alternating which goes first, and each progress line names its side", async () => {
+    const result = await admin(
+      "persona",
+      "eval",
+      customer.persona.id,
+      "--compare-route",
+      "candidate:cheap-model",
+      "--threshold",
+      "0",
+      "--concurrency",
+      "1",
+      "--repeat",
+      "2",
+      "--json",
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const { runs } = JSON.parse(result.stdout);
+    const order: Array<{ caseId: string; repeat: number }> = runs[0].cases.map(
+      (run: { caseId: string; repeat: number }) => ({ caseId: run.caseId, repeat: run.repeat }),
+    );
+    expect(order).toHaveLength(14);
+    expect(result.progress).toHaveLength(28);
+    const seen = result.progress.map((line, index) => {
+      const match =
+        /^eval (\d+)\/28 case runs: (candidate|baseline) ([\w-]+) \(repeat ([12])\)$/u.exec(line);
+      expect(match, line).not.toBeNull();
+      expect(Number(match?.[1])).toBe(index + 1);
+      return { side: match?.[2], caseId: match?.[3], repeat: Number(match?.[4]) };
+    });
+    // Case by case: both sides of a case run back to back, the candidate
+    // first on every other case.
+    for (const [pair, expected] of order.entries()) {
+      const [first, second] =
+        pair % 2 === 0 ? ["candidate", "baseline"] : ["baseline", "candidate"];
+      expect(seen.slice(pair * 2, pair * 2 + 2)).toEqual([
+        { side: first, ...expected },
+        { side: second, ...expected },
+      ]);
+    }
+    expect(runs.map((run: { side: string }) => run.side)).toEqual(["candidate", "baseline"]);
+  });
+
+  it("--max-regression fails a candidate above the threshold when a check fell that far below the baseline; refused without a baseline", async () => {
+    candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-eval-regression-"));
+    const suite = path.join(directory, "regression.eval.yaml");
+    fs.writeFileSync(
+      suite,
+      [
+        "name: regression",
+        "cases:",
+        "  - id: hello",
+        "    generate: { messages: [{ role: user, content: Hello! }] }",
+        "    checks:",
+        "      - { type: length, unit: words, min: 1, max: 200 }",
+        "      - { type: no-match, text: banana }",
+        "      - { type: no-match, text: pineapple }",
+        "      - { type: no-artefacts }",
+      ].join("\n"),
+    );
+    const gate = (...args: string[]) =>
+      admin(
+        "persona",
+        "eval",
+        customer.persona.id,
+        "--suite",
+        suite,
+        "--route",
+        "candidate:cheap-model",
+        "--threshold",
+        "0.7",
+        ...args,
+      );
+    try {
+      // 75% reaches the threshold: without --max-regression the gate passes.
+      const plain = await gate("--compare-route", "offline:offline-composer-1");
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(plain.stdout).toMatch(/hello › no-artefacts\s+0%\s+100%\s+-100\s+▼\s/u);
+      expect(plain.stdout).not.toContain("regressions");
+
+      const bitten = await gate(
+        "--compare-route",
+        "offline:offline-composer-1",
+        "--max-regression",
+        "20",
+      );
+      expect(bitten.code).toBe(2);
+      expect(bitten.stdout).toMatch(/hello › no-artefacts\s+0%\s+100%\s+-100\s+▼ regressed/u);
+      expect(bitten.stdout).toMatch(/hello › no-match "banana"\s+100%\s+100%\s+0\s*\n/u);
+      expect(bitten.stdout).toContain("candidate PASS: pass rate 75% (threshold 70%)");
+      expect(bitten.stdout).toContain(
+        "candidate regressions (20 points or more below the baseline): hello › no-artefacts -100",
+      );
+      expect(bitten.stderr).toContain(
+        "along candidate:cheap-model: candidate regressions (20 points or more below the baseline): hello › no-artefacts -100",
+      );
+      expect(bitten.stderr).not.toMatch(/below the threshold/u);
+      const json = JSON.parse(
+        (
+          await gate(
+            "--compare-route",
+            "offline:offline-composer-1",
+            "--max-regression",
+            "100",
+            "--json",
+          )
+        ).stdout,
+      );
+      expect(json.maxRegression).toBe(100);
+      expect(json.comparison.regressions).toEqual([
+        expect.objectContaining({ key: "hello#3", candidate: 0, baseline: 100, delta: -100 }),
+      ]);
+
+      // The other way round the candidate is better: nothing regressed, even at 0.
+      const improved = await admin(
+        "persona",
+        "eval",
+        customer.persona.id,
+        "--suite",
+        suite,
+        "--compare-route",
+        "candidate:cheap-model",
+        "--max-regression",
+        "0",
+      );
+      expect(improved.code, improved.stderr).toBe(0);
+      expect(improved.stdout).toContain(
+        "candidate regressions (any drop below the baseline): none",
+      );
+
+      const alone = await gate("--max-regression", "5");
+      expect(alone.code).toBe(1);
+      expect(alone.stderr).toContain(
+        "--max-regression measures the candidate against a baseline: give --compare-version or --compare-route too",
+      );
+      for (const bad of ["101", "-1", "five"]) {
+        const refused = await gate("--compare-version", "live", "--max-regression", bad);
+        expect(refused.code, bad).toBe(1);
+        expect(refused.stderr).toMatch(/--max-regression is percentage points from 0 to 100/u);
+      }
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("refuses a route or judge naming an upstream this server does not configure", async () => {

@@ -1,10 +1,11 @@
 import { type Command, CommanderError, InvalidArgumentError } from "commander";
 import { formatMoney } from "../billing/money.js";
 import { ModelRouter } from "../engine/model-router.js";
+import type { EvaluationRun, EvaluationSide } from "../evaluation/evaluation-run.js";
 import {
-  type EvaluationRun,
+  type EvaluationSides,
   type EvaluationSubject,
-  runEvaluation,
+  runComparison,
 } from "../evaluation/evaluation-runner.js";
 import { EvaluationStore } from "../evaluation/evaluation-store.js";
 import {
@@ -16,16 +17,21 @@ import {
 import type { Judge } from "../evaluation/judge.js";
 import { judgePromptOf } from "../evaluation/judge-prompt.js";
 import {
+  describeSubject,
+  regressionLine,
+  renderComparison,
+  renderScorecard,
+  renderTable,
+} from "../evaluation/render-scorecard.js";
+import {
   EvaluatedPersonaError,
   type EvaluatedVersion,
   resolveEvaluatedPersona,
 } from "../evaluation/resolve-evaluated-persona.js";
 import {
-  describeSubject,
+  compareScorecards,
   meetsThreshold,
-  renderComparison,
-  renderScorecard,
-  renderTable,
+  type ScorecardComparison,
 } from "../evaluation/scorecard.js";
 import { describeTarget, type ModelRoute, type RouteTarget } from "../personas/model-route.js";
 import { readExamplePersona } from "../seed/demo-seed.js";
@@ -34,8 +40,12 @@ import type { AdminOutput } from "./admin-output.js";
 import { parseVersion } from "./persona-version-commands.js";
 import { requireConfiguredRoute, routeTargetCollector } from "./route-options.js";
 
-/** Exit status of `persona eval` when a run's pass rate is below the threshold. */
-export const BELOW_THRESHOLD_EXIT_CODE = 2;
+/**
+ * Exit status of `persona eval` when the gate fails: the candidate's pass
+ * rate is below the threshold, or (with `--max-regression`) a row of it
+ * regressed against the baseline.
+ */
+export const GATE_FAILED_EXIT_CODE = 2;
 
 /** Default deadline of one engine or judge call of an evaluation, in milliseconds. */
 export const DEFAULT_EVALUATION_CALL_TIMEOUT_MS = 120_000;
@@ -53,6 +63,16 @@ function thresholdOption(text: string): number {
   const value = Number(text);
   if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 1) {
     throw new InvalidArgumentError("the threshold is a pass rate from 0 to 1, e.g. 0.9");
+  }
+  return value;
+}
+
+function pointsOption(text: string): number {
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0 || value > 100) {
+    throw new InvalidArgumentError(
+      "--max-regression is percentage points from 0 to 100, e.g. 5 (0: no drop at all)",
+    );
   }
   return value;
 }
@@ -82,6 +102,7 @@ interface EvaluateOptions {
   concurrency: number;
   timeout: number;
   threshold?: number;
+  maxRegression?: number;
   json?: boolean;
 }
 
@@ -137,12 +158,17 @@ async function judgeFor(
 }
 
 /**
- * Adds `persona eval` and `persona eval-runs` to `persona-admin`: runs a persona's evaluation suite through the persona
- * engine and model route, never through billing (the cost is the
- * operator's, stored with the run), prints the scorecard — two side by side
- * with `--compare-route` or `--compare-version` — stores every run, and exits
- * {@link BELOW_THRESHOLD_EXIT_CODE} when a run's pass rate is below the
- * threshold, so operators gate a model change or a refinement in their CI.
+ * Adds `persona eval` and `persona eval-runs` to `persona-admin`: runs a
+ * persona's evaluation suite through the persona engine and model route,
+ * never through billing (the cost is the operator's, stored with the run),
+ * prints the scorecard and stores every run. With `--compare-version` or
+ * `--compare-route` it runs a baseline interleaved with the candidate (the
+ * version and route under test) and prints both side by side, marked
+ * relative to the baseline. It exits {@link GATE_FAILED_EXIT_CODE} when the
+ * candidate's pass rate is below the threshold or, with `--max-regression`,
+ * when a row of the candidate fell that far below the baseline — the
+ * baseline itself is never judged — so operators gate a model change or a
+ * refinement in their CI.
  *
  * @param persona - the `persona` command group
  */
@@ -156,22 +182,22 @@ export function addEvaluationCommands(
     .argument("<personaId>")
     .option(
       "--version <n|live|draft>",
-      "the persona version to evaluate (default: the live one; draft: the newest draft)",
+      "the candidate: the persona version under test (default: the live one; draft: the newest draft)",
       versionOption,
     )
     .option(
       "--compare-version <n|live|draft>",
-      "also run this version (along its own route, or --route) and show both side by side",
+      "the baseline: also run this version (along its own route, or --route), interleaved, and compare the candidate with it",
       versionOption,
     )
     .option(
       "--route <upstream:model>",
-      "run along this route instead of the persona's; repeat for fallbacks",
+      "the candidate's route instead of the persona's; repeat for fallbacks",
       routeTargetCollector("--route"),
     )
     .option(
       "--compare-route <upstream:model>",
-      "also run along this route and show both side by side; repeat for fallbacks",
+      "the baseline: also run the candidate's version along this route, interleaved, and compare the candidate with it; repeat for fallbacks",
       routeTargetCollector("--compare-route"),
     )
     .option(
@@ -189,7 +215,12 @@ export function addEvaluationCommands(
       integerOption("--repeat", 1, 20),
       1,
     )
-    .option("--concurrency <n>", "case runs at once", integerOption("--concurrency", 1, 32), 4)
+    .option(
+      "--concurrency <n>",
+      "case runs at once, over both sides",
+      integerOption("--concurrency", 1, 32),
+      4,
+    )
     .option(
       "--timeout <ms>",
       "deadline of each engine or judge call",
@@ -198,14 +229,37 @@ export function addEvaluationCommands(
     )
     .option(
       "--threshold <rate>",
-      "pass rate 0–1 every run must reach (default: the suite's, else 1)",
+      "pass rate 0–1 the candidate must reach (default: the suite's, else 1); the baseline's is shown, never judged",
       thresholdOption,
+    )
+    .option(
+      "--max-regression <points>",
+      "with a baseline: exit 2 when any check's pass rate, or any rubric dimension's mean, of the candidate is this many percentage points or more below the baseline's (0: any drop); a rubric mean 1–5 counts on 0–100, so one score step is 25 points",
+      pointsOption,
     )
     .option("--json", "print the runs as JSON")
     .description(
-      "run a persona's evaluation suite through the engine (never billed to the customer); exit 2 below the threshold",
+      "run a persona's evaluation suite through the engine (never billed to the customer); exit 2 when the candidate is below the threshold or regressed beyond --max-regression",
     )
     .action(async (id: string, options: EvaluateOptions) => {
+      if (options.compareVersion !== undefined && options.compareRoute !== undefined) {
+        throw new CommanderError(
+          1,
+          "eval.compare",
+          "compare one thing at a time: --compare-version or --compare-route",
+        );
+      }
+      if (
+        options.maxRegression !== undefined &&
+        options.compareVersion === undefined &&
+        options.compareRoute === undefined
+      ) {
+        throw new CommanderError(
+          1,
+          "eval.max-regression",
+          "--max-regression measures the candidate against a baseline: give --compare-version or --compare-route too",
+        );
+      }
       const resolve = async (version: EvaluatedVersion) => {
         try {
           return await resolveEvaluatedPersona(services.personas, id, version);
@@ -217,79 +271,93 @@ export function addEvaluationCommands(
         }
       };
       const evaluated = await resolve(options.version);
-      if (options.compareVersion !== undefined && options.compareRoute !== undefined) {
-        throw new CommanderError(
-          1,
-          "eval.compare",
-          "compare one thing at a time: --compare-version or --compare-route",
-        );
-      }
       const suite = suiteFor(evaluated.persona.name, options.suite);
       const threshold = options.threshold ?? suite.threshold;
-      const subjects: EvaluationSubject[] = [
-        {
+      const sides: EvaluationSides = {
+        candidate: {
           ...evaluated,
           route: requireConfiguredRoute(services, options.route ?? evaluated.persona.route),
         },
-      ];
+      };
       if (options.compareRoute !== undefined) {
-        subjects.push({
+        sides.baseline = {
           ...evaluated,
           route: requireConfiguredRoute(services, options.compareRoute),
-        });
+        };
       }
       if (options.compareVersion !== undefined) {
         const compared = await resolve(options.compareVersion);
-        subjects.push({
+        sides.baseline = {
           ...compared,
           route: requireConfiguredRoute(services, options.route ?? compared.persona.route),
-        });
+        };
       }
       const judge = await judgeFor(services, suite, options.judge);
+      const describeSide = (side: EvaluationSide, subject: EvaluationSubject) =>
+        `${side} ${subject.route.map(describeTarget).join(" → ")}`;
+      const started = Date.now();
+      const finished = await runComparison(
+        suite,
+        sides,
+        { engine: services.engine, prices: services.billing.prices, judge },
+        {
+          repeat: options.repeat,
+          concurrency: options.concurrency,
+          callTimeoutMs: options.timeout,
+          onProgress: (progress) =>
+            output.progress?.(
+              `eval ${progress.done}/${progress.total} case runs: ${progress.side} ${progress.caseId} (repeat ${progress.repeat})`,
+            ),
+        },
+      );
+      output.progress?.("");
+      const described = [describeSide("candidate", sides.candidate)];
+      if (sides.baseline !== undefined) described.push(describeSide("baseline", sides.baseline));
+      const caseRuns = finished.candidate.cases.length + (finished.baseline?.cases.length ?? 0);
+      output.error(
+        `eval ${described.join(" and ")}: ${caseRuns} case runs in ${((Date.now() - started) / 1000).toFixed(1)} s${sides.baseline === undefined ? "" : ", interleaved case by case"}`,
+      );
       const store = new EvaluationStore(services.database);
-      const runs: Array<EvaluationRun & { id: string }> = [];
-      for (const subject of subjects) {
-        const label = subject.route.map(describeTarget).join(" → ");
-        const started = Date.now();
-        const run = await runEvaluation(
-          suite,
-          subject,
-          { engine: services.engine, prices: services.billing.prices, judge },
-          {
-            repeat: options.repeat,
-            concurrency: options.concurrency,
-            callTimeoutMs: options.timeout,
-            onProgress: (done, total) =>
-              output.progress?.(`eval ${label}: ${done}/${total} case runs`),
-          },
-        );
-        output.progress?.("");
-        output.error(
-          `eval ${label}: ${run.cases.length} case runs in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-        );
-        runs.push({ id: await store.save(run, threshold), ...run });
+      const { candidate, baseline } = finished;
+      const runs: Array<EvaluationRun & { id: string }> = [
+        { id: await store.save(candidate, threshold), ...candidate },
+      ];
+      if (baseline !== undefined) {
+        runs.push({ id: await store.save(baseline, threshold), ...baseline });
       }
-      const [baseline, candidate] = runs;
-      if (baseline === undefined) return;
+      const comparison: ScorecardComparison | null =
+        baseline === undefined
+          ? null
+          : compareScorecards(
+              candidate.scorecard,
+              baseline.scorecard,
+              options.maxRegression ?? null,
+            );
       if (options.json === true) {
-        output.out(JSON.stringify({ threshold, runs }, null, 2));
-      } else if (candidate === undefined) {
-        output.out(renderScorecard(baseline, threshold));
-      } else {
-        output.out(renderComparison(baseline, candidate, threshold));
-      }
-      const below = runs.filter((run) => !meetsThreshold(run, threshold));
-      if (below.length > 0) {
-        throw new CommanderError(
-          BELOW_THRESHOLD_EXIT_CODE,
-          "eval.below-threshold",
-          below
-            .map(
-              (run) =>
-                `${describeSubject(run)}: pass rate ${run.scorecard.passRate === null ? "–" : run.scorecard.passRate.toFixed(3)} is below the threshold ${threshold}`,
-            )
-            .join("\n"),
+        output.out(
+          JSON.stringify(
+            { threshold, maxRegression: options.maxRegression ?? null, runs, comparison },
+            null,
+            2,
+          ),
         );
+      } else if (baseline === undefined || comparison === null) {
+        output.out(renderScorecard(candidate, threshold));
+      } else {
+        output.out(renderComparison(candidate, baseline, threshold, comparison));
+      }
+      // Only the candidate is judged: a failing baseline is what it is compared with.
+      const problems: string[] = [];
+      if (!meetsThreshold(candidate, threshold)) {
+        problems.push(
+          `${describeSubject(candidate)}: pass rate ${candidate.scorecard.passRate === null ? "–" : candidate.scorecard.passRate.toFixed(3)} is below the threshold ${threshold}`,
+        );
+      }
+      if (comparison !== null && comparison.regressions.length > 0) {
+        problems.push(`${describeSubject(candidate)}: ${regressionLine(comparison)}`);
+      }
+      if (problems.length > 0) {
+        throw new CommanderError(GATE_FAILED_EXIT_CODE, "eval.gate", problems.join("\n"));
       }
     });
 

@@ -7,7 +7,7 @@ import type { ModelProvider } from "../providers/model-provider.js";
 import { createOfflineProvider } from "../providers/offline/offline-provider.js";
 import type { Upstream } from "../providers/upstream-config.js";
 import { readExamplePersona } from "../seed/demo-seed.js";
-import { runEvaluation } from "./evaluation-runner.js";
+import { runComparison, runEvaluation } from "./evaluation-runner.js";
 import { exampleSuiteFile, parseEvaluationSuite, readEvaluationSuite } from "./evaluation-suite.js";
 
 function upstream(name: string, kind: Upstream["kind"], requestMicros = 100): Upstream {
@@ -170,9 +170,96 @@ describe("runEvaluation", () => {
       suite,
       { persona, version: 1, route: [{ upstream: "counting", model: "m" }] },
       { engine, prices, judge: undefined },
-      { repeat: 9, concurrency: 3, callTimeoutMs: 5000, onProgress: (done) => progress.push(done) },
+      {
+        repeat: 9,
+        concurrency: 3,
+        callTimeoutMs: 5000,
+        onProgress: ({ done }) => progress.push(done),
+      },
     );
     expect(most).toBe(3);
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it("interleaves a candidate's and a baseline's case runs case by case, alternating which goes first, within one concurrency", async () => {
+    const twoCases = parseEvaluationSuite(
+      [
+        "name: two",
+        "cases:",
+        "  - { id: one, generate: { messages: [{ role: user, content: Hi }] }, checks: [{ type: no-artefacts }] }",
+        "  - { id: two, generate: { messages: [{ role: user, content: Hey }] }, checks: [{ type: no-artefacts }] }",
+      ].join("\n"),
+      "two.yaml",
+    );
+    const calls: string[] = [];
+    let running = 0;
+    let most = 0;
+    const recording = (name: string): ModelProvider => ({
+      name,
+      async complete() {
+        calls.push(name);
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return { texts: ["Hello there, friend."] };
+      },
+    });
+    const { engine, prices } = offlineParts([
+      ["new", recording("new"), upstream("new", "openai-compatible")],
+      ["old", recording("old"), upstream("old", "openai-compatible")],
+    ]);
+    const persona = examplePersona();
+    const progress: string[] = [];
+    const sides = {
+      candidate: { persona, version: 2, route: [{ upstream: "new", model: "m" }] },
+      baseline: { persona, version: 1, route: [{ upstream: "old", model: "m" }] },
+    };
+    const runs = await runComparison(
+      twoCases,
+      sides,
+      { engine, prices, judge: undefined },
+      {
+        repeat: 2,
+        concurrency: 1,
+        callTimeoutMs: 5000,
+        onProgress: (step) =>
+          progress.push(`${step.done}/${step.total} ${step.side} ${step.caseId}#${step.repeat}`),
+      },
+    );
+    expect(calls).toEqual(["new", "old", "old", "new", "new", "old", "old", "new"]);
+    expect(progress).toEqual([
+      "1/8 candidate one#1",
+      "2/8 baseline one#1",
+      "3/8 baseline two#1",
+      "4/8 candidate two#1",
+      "5/8 candidate one#2",
+      "6/8 baseline one#2",
+      "7/8 baseline two#2",
+      "8/8 candidate two#2",
+    ]);
+    expect(runs.candidate).toMatchObject({ side: "candidate", version: 2, route: ["new:m"] });
+    expect(runs.baseline).toMatchObject({ side: "baseline", version: 1, route: ["old:m"] });
+    for (const run of [runs.candidate, runs.baseline]) {
+      expect(run?.cases.map((item) => `${item.caseId}#${item.repeat}`)).toEqual([
+        "one#1",
+        "two#1",
+        "one#2",
+        "two#2",
+      ]);
+    }
+    expect(runs.candidate.cases.every((item) => item.answeredBy === "new:m")).toBe(true);
+    expect(runs.baseline?.cases.every((item) => item.answeredBy === "old:m")).toBe(true);
+
+    // Both sides share the one limit.
+    calls.length = 0;
+    await runComparison(
+      twoCases,
+      sides,
+      { engine, prices, judge: undefined },
+      { repeat: 5, concurrency: 3, callTimeoutMs: 5000 },
+    );
+    expect(calls).toHaveLength(20);
+    expect(most).toBe(3);
   });
 });

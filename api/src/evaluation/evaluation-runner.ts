@@ -4,11 +4,11 @@ import type { PriceList } from "../billing/price-list.js";
 import type { EngineTask, PersonaEngine } from "../engine/persona-engine.js";
 import { describeTarget, type ModelRoute } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
-import { type CheckVerdict, runDeterministicCheck } from "./deterministic-checks.js";
+import { runDeterministicCheck } from "./deterministic-checks.js";
+import type { CaseRun, CheckResult, EvaluationRun, EvaluationSide } from "./evaluation-run.js";
 import type { EvaluationCase, EvaluationCheck, EvaluationSuite } from "./evaluation-suite.js";
 import { type Judge, judgeReply } from "./judge.js";
-import type { JudgeScores } from "./judge-prompt.js";
-import { buildScorecard, type Scorecard } from "./scorecard.js";
+import { buildScorecard } from "./scorecard.js";
 
 /** What is evaluated: a persona (the live one, or a version) along a route. */
 export interface EvaluationSubject {
@@ -31,60 +31,37 @@ export interface EvaluationDependencies {
 export interface EvaluationRunOptions {
   /** Times each case is run (1–20); judge scores' spread is over these. */
   repeat: number;
-  /** Engine calls at once (p-limit). */
+  /** Case runs at once, over both sides of a comparison (p-limit). */
   concurrency: number;
   /** Deadline of each engine or judge call in milliseconds (the upstream's own deadline applies within it). */
   callTimeoutMs: number;
-  /** Called after each case run with how many of how many are done. */
-  onProgress?: (done: number, total: number) => void;
+  /** Called after each case run: how many of how many are done, and which one this was. */
+  onProgress?: (progress: EvaluationProgress) => void;
 }
 
-/** One check's result in one case run. */
-export interface CheckResult {
-  /** Index of the check within its case. */
-  index: number;
-  type: EvaluationCheck["type"];
-  /** A short description ("length 3–80 words"). */
-  label: string;
-  outcome: CheckVerdict["outcome"];
-  detail: string;
-  /** Judge scores by dimension, for a judged check that was scored. */
-  scores?: JudgeScores;
-}
-
-/** One run of one case: the reply (or the failure), its latency, cost and check results. */
-export interface CaseRun {
+/** One finished case run, as progress reports it. */
+export interface EvaluationProgress {
+  /** Case runs finished, over both sides. */
+  done: number;
+  /** Case runs in all, over both sides. */
+  total: number;
+  /** The side whose case run this was. */
+  side: EvaluationSide;
   caseId: string;
   /** 1-based repetition. */
   repeat: number;
-  task: EvaluationCase["task"];
-  /** The normalized reply (/generate's final reply, /personify's text); null when the call failed. */
-  reply: string | null;
-  error: string | null;
-  /** Which target answered, `upstream:model`. */
-  answeredBy: string | null;
-  latencyMs: number;
-  /** The engine call's cost (operator's, micro-units). */
-  costMicros: number;
-  /** The judge calls' cost (operator's, micro-units). */
-  judgeCostMicros: number;
-  checks: CheckResult[];
 }
 
-/** A finished run: what was evaluated, with which suite and judge, each case run and the scorecard. */
-export interface EvaluationRun {
-  personaId: string;
-  version: number | null;
-  route: string[];
-  suite: { name: string; hash: string };
-  /** The judge used, or null with the reason judged checks were skipped. */
-  judge: { route: string; promptVersion: string; promptHash: string } | null;
-  judgeSkipped: string | null;
-  repeat: number;
-  startedAt: string;
-  finishedAt: string;
-  cases: CaseRun[];
-  scorecard: Scorecard;
+/** What a comparison evaluates: the candidate, and the baseline it is compared with, if any. */
+export interface EvaluationSides {
+  candidate: EvaluationSubject;
+  baseline?: EvaluationSubject;
+}
+
+/** The runs of a comparison, one per side evaluated. */
+export interface EvaluationSideRuns {
+  candidate: EvaluationRun;
+  baseline?: EvaluationRun;
 }
 
 /** A short description of a check for the scorecard. */
@@ -111,15 +88,8 @@ function engineTask(evaluationCase: EvaluationCase): EngineTask {
 }
 
 /**
- * Runs a suite for a subject: every case `repeat`
- * times through the persona engine along the subject's route — the same
- * prompt, route walk, fallbacks and normalization as a request — but never
- * through the request pipeline's metering: no balance, rate limit or usage
- * row is touched; what the calls cost (the answering target's price) is
- * summed as the operator's. At most `concurrency` case runs at once, each
- * call under `callTimeoutMs`. A failed call makes that run's checks
- * `error`s; judged checks are scored by the judge when there is one and
- * `skipped` otherwise.
+ * Runs a suite for one subject; {@link runComparison} with a candidate
+ * alone.
  */
 export async function runEvaluation(
   suite: EvaluationSuite,
@@ -127,34 +97,107 @@ export async function runEvaluation(
   dependencies: EvaluationDependencies,
   options: EvaluationRunOptions,
 ): Promise<EvaluationRun> {
+  return (await runComparison(suite, { candidate: subject }, dependencies, options)).candidate;
+}
+
+/**
+ * Runs a suite for a candidate and, when given, a baseline: every case
+ * `repeat` times per side through the persona engine along that side's
+ * route — the same prompt, route walk, fallbacks and normalization as a
+ * request — but never through the request pipeline's metering: no balance,
+ * rate limit or usage row is touched; what the calls cost (the answering
+ * target's price) is summed as the operator's.
+ *
+ * The two sides are interleaved case by case, and which side goes first
+ * alternates from one case run to the next (case 1 candidate then
+ * baseline, case 2 baseline then candidate, …): run one after the other,
+ * the second side would meet warm connections and the cooldowns the first
+ * left behind (a failing upstream skipped makes it look faster);
+ * interleaved and alternated, both meet the same conditions. At most
+ * `concurrency` case runs at once over both sides, each call under
+ * `callTimeoutMs`. A failed call makes that run's checks `error`s; judged
+ * checks are scored by the judge when there is one and `skipped`
+ * otherwise.
+ */
+export async function runComparison(
+  suite: EvaluationSuite,
+  sides: EvaluationSides,
+  dependencies: EvaluationDependencies,
+  options: EvaluationRunOptions,
+): Promise<EvaluationSideRuns> {
   const startedAt = new Date().toISOString();
-  const persona: Persona = { ...subject.persona, route: subject.route };
+  const subjects = new Map<EvaluationSide, EvaluationSubject>([["candidate", sides.candidate]]);
+  if (sides.baseline !== undefined) subjects.set("baseline", sides.baseline);
   const limit = pLimit(options.concurrency);
-  const total = suite.cases.length * options.repeat;
+  const total = suite.cases.length * options.repeat * subjects.size;
   let done = 0;
-  const work: Array<Promise<CaseRun>> = [];
+  const work = new Map<EvaluationSide, Array<Promise<CaseRun>>>(
+    [...subjects.keys()].map((side) => [side, []]),
+  );
+  let turn = 0;
   for (let repeat = 1; repeat <= options.repeat; repeat++) {
     for (const evaluationCase of suite.cases) {
-      work.push(
-        limit(async () => {
-          const result = await runCase(
-            suite,
-            evaluationCase,
-            repeat,
-            persona,
-            dependencies,
-            options,
-          );
-          done += 1;
-          options.onProgress?.(done, total);
-          return result;
-        }),
-      );
+      // p-limit starts queued work in the order queued.
+      const order: EvaluationSide[] =
+        turn % 2 === 0 ? ["candidate", "baseline"] : ["baseline", "candidate"];
+      turn += 1;
+      for (const side of order) {
+        const subject = subjects.get(side);
+        if (subject === undefined) continue;
+        const persona: Persona = { ...subject.persona, route: subject.route };
+        work.get(side)?.push(
+          limit(async () => {
+            const result = await runCase(
+              suite,
+              evaluationCase,
+              repeat,
+              persona,
+              dependencies,
+              options,
+            );
+            done += 1;
+            options.onProgress?.({ done, total, side, caseId: evaluationCase.id, repeat });
+            return result;
+          }),
+        );
+      }
     }
   }
-  const cases = await Promise.all(work);
-  const judge = dependencies.judge;
+  const finished = new Map<EvaluationSide, CaseRun[]>(
+    await Promise.all(
+      [...work].map(async ([side, promises]) => [side, await Promise.all(promises)] as const),
+    ),
+  );
+  const finishedAt = new Date().toISOString();
+  const runOf = (side: EvaluationSide, subject: EvaluationSubject): EvaluationRun =>
+    assembleRun(
+      suite,
+      side,
+      subject,
+      dependencies.judge,
+      options.repeat,
+      startedAt,
+      finishedAt,
+      finished.get(side) ?? [],
+    );
+  const candidate = runOf("candidate", sides.candidate);
+  return sides.baseline === undefined
+    ? { candidate }
+    : { candidate, baseline: runOf("baseline", sides.baseline) };
+}
+
+function assembleRun(
+  suite: EvaluationSuite,
+  side: EvaluationSide,
+  subject: EvaluationSubject,
+  judge: Judge | undefined,
+  repeat: number,
+  startedAt: string,
+  finishedAt: string,
+  cases: CaseRun[],
+): EvaluationRun {
   return {
+    side,
     personaId: subject.persona.id,
     version: subject.version,
     route: subject.route.map(describeTarget),
@@ -172,9 +215,9 @@ export async function runEvaluation(
       suite.cases.some((item) => item.checks.some((check) => check.type === "judge"))
         ? "no judge configured (give --judge upstream:model, or judge.route in the suite)"
         : null,
-    repeat: options.repeat,
+    repeat,
     startedAt,
-    finishedAt: new Date().toISOString(),
+    finishedAt,
     cases,
     scorecard: buildScorecard(suite, cases),
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../storage/database.js";
-import type { EvaluationRun } from "./evaluation-runner.js";
+import type { EvaluationRun } from "./evaluation-run.js";
 import { meetsThreshold } from "./scorecard.js";
 
 /** A stored run as `persona eval-runs` lists it (the summary JSON left out). */

@@ -1,53 +1,11 @@
-import { formatMoney } from "../billing/money.js";
-import type { CaseRun, EvaluationRun } from "./evaluation-runner.js";
+import type {
+  CaseRun,
+  CheckTally,
+  DimensionTally,
+  EvaluationRun,
+  Scorecard,
+} from "./evaluation-run.js";
 import type { EvaluationSuite } from "./evaluation-suite.js";
-
-/** Tallies of one check over the repeats. */
-export interface CheckTally {
-  /** `caseId#index`: unique within the suite. */
-  key: string;
-  caseId: string;
-  label: string;
-  passed: number;
-  failed: number;
-  errors: number;
-  skipped: number;
-  /** passed / (passed + failed + errors); null when every run skipped it. */
-  passRate: number | null;
-  /** Why it did not pass, the first time it did not. */
-  firstProblem: string | null;
-}
-
-/** Judge scores of one rubric dimension over every case and repeat. */
-export interface DimensionTally {
-  name: string;
-  /** Scores given. */
-  count: number;
-  /** Mean 1–5; null when never scored. */
-  mean: number | null;
-  /** Standard deviation of all its scores. */
-  standardDeviation: number | null;
-  /** Mean over cases of (highest − lowest) score across repeats: how much the judge or model wavers. */
-  repeatSpread: number | null;
-}
-
-/**
- * The summary of a run (stored as the run's summary JSON): pass rate per
- * check and overall, mean judge score per dimension with its spread,
- * latency percentiles and the operator's cost.
- */
-export interface Scorecard {
-  /** Passed check runs over all that were decided (errors count against); null when none was. */
-  passRate: number | null;
-  checks: CheckTally[];
-  dimensions: DimensionTally[];
-  /** Engine call latency in milliseconds (successful and failed calls). */
-  latencyMs: { p50: number; p95: number };
-  /** Case runs whose engine call failed. */
-  failedCalls: number;
-  /** Operator's cost in micro-units: engine calls, judge calls, and per case run. */
-  costMicros: { engine: number; judge: number; total: number; perCaseRun: number };
-}
 
 /** The nearest-rank percentile of sorted numbers; 0 for none. */
 function percentile(sorted: readonly number[], fraction: number): number {
@@ -60,7 +18,10 @@ function mean(values: readonly number[]): number | null {
   return values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
-/** Aggregates case runs into a {@link Scorecard}. */
+/**
+ * Aggregates case runs into a {@link Scorecard}. A check's first problem is
+ * that of the first run (in the order of `runs`) where it failed or erred.
+ */
 export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[]): Scorecard {
   const tallies = new Map<string, CheckTally>();
   for (const evaluationCase of suite.cases) {
@@ -138,200 +99,141 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
   };
 }
 
-function percent(rate: number | null): string {
-  if (rate === null) return "–";
-  const value = rate * 100;
-  return `${Number.isInteger(value) ? value : value.toFixed(1)}%`;
-}
-
-function score(value: number | null, digits = 2): string {
-  return value === null ? "–" : value.toFixed(digits);
-}
-
-/** Aligns rows of cells into columns separated by two spaces (first row: the header). */
-export function renderTable(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [index, cell] of row.entries()) {
-      widths[index] = Math.max(widths[index] ?? 0, [...cell].length);
-    }
-  }
-  return rows
-    .map((row) =>
-      row
-        .map((cell, index) => cell + " ".repeat((widths[index] ?? 0) - [...cell].length))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
-
-function counts(tally: CheckTally): string {
-  const parts = [`${tally.passed}/${tally.passed + tally.failed + tally.errors}`];
-  if (tally.errors > 0) parts.push(`${tally.errors} error${tally.errors === 1 ? "" : "s"}`);
-  if (tally.skipped > 0) parts.push(`${tally.skipped} skipped`);
-  return parts.join(", ");
-}
-
-/** The title line of a run: persona, version, route. */
-export function describeSubject(
-  run: Pick<EvaluationRun, "personaId" | "version" | "route">,
-): string {
-  const version = run.version === null ? "live" : `version ${run.version}`;
-  return `${run.personaId} (${version}) along ${run.route.join(" → ")}`;
-}
-
-/**
- * Renders one run's scorecard as text: per check, per dimension, latency,
- * cost, the verdict against the threshold, and why judged checks were
- * skipped when they were.
- */
-export function renderScorecard(run: EvaluationRun, threshold: number): string {
-  const card = run.scorecard;
-  const lines = [
-    `suite ${run.suite.name} (${run.suite.hash.slice(0, 12)}), ${run.repeat} repeat${run.repeat === 1 ? "" : "s"}`,
-    describeSubject(run),
-    run.judge === null
-      ? `judged checks skipped: ${run.judgeSkipped ?? "none in the suite"}`
-      : `judge ${run.judge.route}, prompt ${run.judge.promptVersion} (${run.judge.promptHash})`,
-    "",
-    renderTable([
-      ["check", "pass rate", "runs", "first problem"],
-      ...card.checks.map((tally) => [
-        `${tally.caseId} › ${tally.label}`,
-        percent(tally.passRate),
-        counts(tally),
-        tally.firstProblem ?? "",
-      ]),
-    ]),
-  ];
-  if (card.dimensions.some((dimension) => dimension.count > 0)) {
-    lines.push(
-      "",
-      renderTable([
-        ["dimension", "mean", "sd", "repeat spread", "scores"],
-        ...card.dimensions.map((dimension) => [
-          dimension.name,
-          score(dimension.mean),
-          score(dimension.standardDeviation),
-          score(dimension.repeatSpread),
-          String(dimension.count),
-        ]),
-      ]),
-    );
-  }
-  lines.push(
-    "",
-    `latency p50 ${Math.round(card.latencyMs.p50)} ms, p95 ${Math.round(card.latencyMs.p95)} ms; failed calls ${card.failedCalls}`,
-    `operator cost ${formatMoney(card.costMicros.total)} (engine ${formatMoney(card.costMicros.engine)}, judge ${formatMoney(card.costMicros.judge)}), ${formatMoney(card.costMicros.perCaseRun)} per case run`,
-    verdictLine(run, threshold),
-  );
-  return lines.join("\n");
-}
-
 /** Whether a run reached the threshold (a run with no decided check does not). */
-export function meetsThreshold(run: EvaluationRun, threshold: number): boolean {
+export function meetsThreshold(run: Pick<EvaluationRun, "scorecard">, threshold: number): boolean {
   return run.scorecard.passRate !== null && run.scorecard.passRate >= threshold;
 }
 
-function verdictLine(run: EvaluationRun, threshold: number): string {
-  const verdict = meetsThreshold(run, threshold) ? "PASS" : "FAIL";
-  return `${verdict}: pass rate ${percent(run.scorecard.passRate)} (threshold ${percent(threshold)})`;
-}
-
-/** "▲" when b is better, "▼" when worse, "" when equal (within `epsilon`). */
-function marker(a: number | null, b: number | null, epsilon = 1e-9): string {
-  if (a === null || b === null) return a === b ? "" : "≠";
-  if (Math.abs(a - b) <= epsilon) return "";
-  return b > a ? "▲" : "▼";
+/**
+ * A rubric dimension's mean judge score (1–5) on the percent scale checks'
+ * pass rates use: 1 is 0, 5 is 100, so one whole score step is 25 points.
+ */
+export function rubricPercent(meanScore: number): number {
+  return ((meanScore - 1) / 4) * 100;
 }
 
 /**
- * Renders two runs of the same suite side by side (a baseline and a
- * candidate: another route, or another version): every check's and
- * dimension's figures in two columns, differences marked ▲ (the candidate
- * better) or ▼ (worse).
+ * Differences smaller than these (in percentage points) are no difference:
+ * floating-point noise for pass rates; for rubric means, what the scorecard's
+ * two decimals cannot show (0.005 of a score).
  */
-export function renderComparison(
-  baseline: EvaluationRun,
-  candidate: EvaluationRun,
-  threshold: number,
-): string {
-  const a = baseline.scorecard;
-  const b = candidate.scorecard;
-  const candidateChecks = new Map(b.checks.map((tally) => [tally.key, tally]));
-  const candidateDimensions = new Map(b.dimensions.map((dimension) => [dimension.name, dimension]));
-  const lines = [
-    `suite ${baseline.suite.name} (${baseline.suite.hash.slice(0, 12)}), ${baseline.repeat} repeat${baseline.repeat === 1 ? "" : "s"}`,
-    `A: ${describeSubject(baseline)}`,
-    `B: ${describeSubject(candidate)}`,
-    baseline.judge === null
-      ? `judged checks skipped: ${baseline.judgeSkipped ?? "none in the suite"}`
-      : `judge ${baseline.judge.route}, prompt ${baseline.judge.promptVersion} (${baseline.judge.promptHash})`,
-    "",
-    renderTable([
-      ["check", "A", "B", ""],
-      ...a.checks.map((tally) => {
-        const other = candidateChecks.get(tally.key);
-        return [
-          `${tally.caseId} › ${tally.label}`,
-          percent(tally.passRate),
-          percent(other?.passRate ?? null),
-          marker(tally.passRate, other?.passRate ?? null),
-        ];
-      }),
-    ]),
-  ];
-  if ([...a.dimensions, ...b.dimensions].some((dimension) => dimension.count > 0)) {
-    lines.push(
-      "",
-      renderTable([
-        ["dimension", "A mean ± sd", "B mean ± sd", ""],
-        ...a.dimensions.map((dimension) => {
-          const other = candidateDimensions.get(dimension.name);
-          return [
-            dimension.name,
-            `${score(dimension.mean)} ± ${score(dimension.standardDeviation)}`,
-            `${score(other?.mean ?? null)} ± ${score(other?.standardDeviation ?? null)}`,
-            marker(dimension.mean, other?.mean ?? null, 0.005),
-          ];
-        }),
-      ]),
-    );
-  }
-  lines.push(
-    "",
-    renderTable([
-      ["", "A", "B", ""],
-      ["pass rate", percent(a.passRate), percent(b.passRate), marker(a.passRate, b.passRate)],
-      [
-        "latency p50",
-        `${Math.round(a.latencyMs.p50)} ms`,
-        `${Math.round(b.latencyMs.p50)} ms`,
-        marker(-Math.round(a.latencyMs.p50), -Math.round(b.latencyMs.p50)),
-      ],
-      [
-        "latency p95",
-        `${Math.round(a.latencyMs.p95)} ms`,
-        `${Math.round(b.latencyMs.p95)} ms`,
-        marker(-Math.round(a.latencyMs.p95), -Math.round(b.latencyMs.p95)),
-      ],
-      [
-        "cost per case run",
-        formatMoney(a.costMicros.perCaseRun),
-        formatMoney(b.costMicros.perCaseRun),
-        marker(-a.costMicros.perCaseRun, -b.costMicros.perCaseRun),
-      ],
-      [
-        "failed calls",
-        String(a.failedCalls),
-        String(b.failedCalls),
-        marker(-a.failedCalls, -b.failedCalls),
-      ],
-    ]),
-    "",
-    `A ${verdictLine(baseline, threshold)}`,
-    `B ${verdictLine(candidate, threshold)}`,
+const CHECK_EPSILON_POINTS = 1e-6;
+const DIMENSION_EPSILON_POINTS = rubricPercent(1.005);
+
+/** One row of a comparison: a check or a rubric dimension, both sides on the percent scale. */
+export interface ComparedRow {
+  kind: "check" | "dimension";
+  /** The check's `caseId#index`, or the dimension's name. */
+  key: string;
+  /** `caseId › check label`, or the dimension's name. */
+  label: string;
+  /**
+   * The candidate's figure in percent: a check's pass rate, a dimension's
+   * mean by {@link rubricPercent}; null when never decided or scored.
+   */
+  candidate: number | null;
+  /** The baseline's figure, as `candidate`. */
+  baseline: number | null;
+  /**
+   * Candidate − baseline in percentage points (positive: the candidate is
+   * better); 0 within the rounding the scorecard shows; null when a side has
+   * no figure.
+   */
+  delta: number | null;
+  /** The candidate is below the baseline by at least the comparison's `maxRegression`. */
+  regressed: boolean;
+}
+
+/** A candidate's scorecard compared with its baseline's, row by row. */
+export interface ScorecardComparison {
+  checks: ComparedRow[];
+  /** Rubric dimensions scored on at least one side. */
+  dimensions: ComparedRow[];
+  /** The regression in points that fails the gate, or null when none was set. */
+  maxRegression: number | null;
+  /** Rows (checks, then dimensions) that regressed by at least `maxRegression`. */
+  regressions: ComparedRow[];
+}
+
+function compareRow(
+  kind: ComparedRow["kind"],
+  key: string,
+  label: string,
+  candidate: number | null,
+  baseline: number | null,
+  maxRegression: number | null,
+): ComparedRow {
+  const epsilon = kind === "check" ? CHECK_EPSILON_POINTS : DIMENSION_EPSILON_POINTS;
+  const raw = candidate === null || baseline === null ? null : candidate - baseline;
+  const delta = raw === null ? null : Math.abs(raw) < epsilon ? 0 : raw;
+  return {
+    kind,
+    key,
+    label,
+    candidate,
+    baseline,
+    delta,
+    // Strictly below the baseline, and by at least the points allowed; a
+    // side with no figure (every run skipped) cannot regress.
+    regressed:
+      maxRegression !== null &&
+      delta !== null &&
+      delta < 0 &&
+      -delta >= maxRegression - CHECK_EPSILON_POINTS,
+  };
+}
+
+/**
+ * Compares a candidate's scorecard with its baseline's (two runs of one
+ * suite): every check's pass rate and every scored rubric dimension's mean,
+ * both in percent, and which rows regressed.
+ *
+ * @param maxRegression - percentage points: a row of the candidate that far
+ *   or further below the baseline's (and below at all) is a regression;
+ *   null marks none
+ */
+export function compareScorecards(
+  candidate: Scorecard,
+  baseline: Scorecard,
+  maxRegression: number | null,
+): ScorecardComparison {
+  const baselineChecks = new Map(baseline.checks.map((tally) => [tally.key, tally]));
+  const baselineDimensions = new Map(
+    baseline.dimensions.map((dimension) => [dimension.name, dimension]),
   );
-  return lines.join("\n");
+  const percentOf = (rate: number | null | undefined) =>
+    rate === null || rate === undefined ? null : rate * 100;
+  const rubricOf = (score: number | null | undefined) =>
+    score === null || score === undefined ? null : rubricPercent(score);
+  const checks = candidate.checks.map((tally) =>
+    compareRow(
+      "check",
+      tally.key,
+      `${tally.caseId} › ${tally.label}`,
+      percentOf(tally.passRate),
+      percentOf(baselineChecks.get(tally.key)?.passRate),
+      maxRegression,
+    ),
+  );
+  const dimensions = candidate.dimensions
+    .filter(
+      (dimension) =>
+        dimension.count > 0 || (baselineDimensions.get(dimension.name)?.count ?? 0) > 0,
+    )
+    .map((dimension) =>
+      compareRow(
+        "dimension",
+        dimension.name,
+        dimension.name,
+        rubricOf(dimension.mean),
+        rubricOf(baselineDimensions.get(dimension.name)?.mean),
+        maxRegression,
+      ),
+    );
+  return {
+    checks,
+    dimensions,
+    maxRegression,
+    regressions: [...checks, ...dimensions].filter((row) => row.regressed),
+  };
 }
