@@ -72,7 +72,7 @@ const { createServices } = await dist("create-services.js");
 const { createLogger } = await dist("logging/logger.js");
 const { readExamplePersona } = await dist("seed/demo-seed.js");
 
-/** Issue 27's targets, per request and as ratios. */
+/** The database-cost targets (docs/SCALING.md "Where the database-cost targets stand"), per request and as ratios. */
 const TARGETS = { cpuUs: 300, commits: 0.5, walBytes: 1200, twoOverOne: 1.0, overExpress: 0.2 };
 const MANY_ACCOUNTS = Number(process.env.BENCH_DB_COST_ACCOUNTS ?? 100);
 const FLUSH_WAIT_MS = 11_000;

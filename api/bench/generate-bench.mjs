@@ -58,7 +58,7 @@ if (only !== undefined && only !== "overhead") {
 }
 const overheadRounds = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 5);
 const overheadSeconds = Number(process.env.BENCH_OVERHEAD_SECONDS ?? 10);
-/** Issue 27's targets for the overhead at 200 requests/s on SQLite, in ms above express. */
+/** The targets for the overhead at 200 requests/s on SQLite, in ms above express. */
 const OVERHEAD_TARGET = { p50: 2, p99: 10 };
 
 /**

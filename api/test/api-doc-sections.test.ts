@@ -70,7 +70,7 @@ const GAP = String.raw`(?:\s|\*|//)+`;
 // One reference: §N, §N.M, a range §N.M–N.K, and optionally "rule(s) …",
 // "format(s) …" or "row(s) …" after it.
 const REFERENCE = String.raw`§(\d+)(?:\.(\d+))?(?:[–-](\d+)(?:\.(\d+))?)?(?:${GAP}(rules?|formats?|rows?)${GAP}(\d+)(?:(?:[–-]|${GAP}and${GAP})(\d+))?)?`;
-/** A citation starts with "docs/API.md §" (or "spec §", the older form)… */
+/** A citation starts with "docs/API.md §" (or the older form, "spec" and the section sign)… */
 const CITATION = new RegExp(String.raw`\b(?:spec|docs/API\.md)${GAP}${REFERENCE}`, "giu");
 /** …and may go on with more references: "docs/API.md §5.6, §7 rows 402 and 429". */
 const FOLLOWING = new RegExp(`^(?:,|;|${GAP}and)${GAP}${REFERENCE}`, "iu");

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADMIN_SCRIPT, MAIN_SCRIPT } from "../../test-support/spawn-service.js";
 
-// Issue 13: a bad configuration stops start-up (exit 78) before anything is
+// A bad configuration stops start-up (exit 78) before anything is
 // created on disk, and the operator CLI's --help, --version and argument
 // errors open no store.
 

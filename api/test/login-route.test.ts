@@ -69,7 +69,7 @@ describe(`GET ${LOGIN_PATH}: every bad parameter is a 400 page, never a redirect
       { recipient_public_key_jwk: encode(rsa(1024).publicKey.export({ format: "jwk" })) },
       "recipient_public_key_jwk",
     ],
-    // Issue 13: with e = 1 "encryption" is the identity, so the key in the
+    // With e = 1 "encryption" is the identity, so the key in the
     // callback URL could be read without any private key; e = 3 is refused too.
     [
       "an exponent e = 1",

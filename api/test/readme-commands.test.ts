@@ -8,7 +8,7 @@ import { spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
 import { scratchClone } from "./support/scratch-clone.js";
 
-// Issue 29: the README's two commands, `npm start` then `npm test`, in one
+// The README's two commands, `npm start` then `npm test`, in one
 // checkout. The first run writes ./.env (the demo key) and ./data/; tests
 // run afterwards in that checkout must neither read nor touch them. A
 // scratch clone (the tracked files of this checkout, with its

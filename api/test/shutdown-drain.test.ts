@@ -8,7 +8,7 @@ import { freePort } from "../../test-support/free-port.js";
 import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
 import { readEnvFile } from "../src/seed/env-file.js";
 
-// Issue 13: SIGTERM stops accepting, answers the requests in flight with
+// SIGTERM stops accepting, answers the requests in flight with
 // `Connection: close`, closes idle keep-alive connections at once, and the
 // process exits within the drain deadline even when a client never finishes.
 

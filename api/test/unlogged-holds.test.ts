@@ -20,7 +20,7 @@ import {
 import { closeStore, openStore } from "./support/test-store.js";
 import { usageInput } from "./support/usage-ledger.js";
 
-// Issue 27: on PostgreSQL a request's hold is not written to the WAL
+// On PostgreSQL a request's hold is not written to the WAL
 // (migration 0016: `balance_reservations` is unlogged). A server crash,
 // a promoted replica or a restored backup gives the table back empty —
 // PostgreSQL resets every unlogged table to empty at crash recovery, which

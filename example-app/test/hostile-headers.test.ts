@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningExampleServer } from "../server/server.js";
 import { type StandIn, startExample, startStandIn } from "./support/example-fixture.js";
 
-// Issue 13: a body the example server cannot read is the client's fault — a
+// A body the example server cannot read is the client's fault — a
 // 400 `validation` — and the service is never called for it (it used to be a
 // 502 `provider` error blaming the service).
 

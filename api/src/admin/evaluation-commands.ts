@@ -117,7 +117,7 @@ function suiteFor(personaName: string, file: string | undefined): EvaluationSuit
     throw new CommanderError(
       1,
       "eval.suite",
-      "give --suite FILE: the persona's evaluation suite (e.g. my-persona.eval.yaml beside its persona file; format in api/README.md)",
+      "give --suite FILE: the persona's evaluation suite (e.g. my-persona.eval.yaml beside its persona file; format in docs/OPERATIONS.md, section The suite format)",
     );
   }
   try {

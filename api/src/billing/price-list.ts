@@ -25,8 +25,8 @@ function chargesTokens(price: UpstreamPrice): boolean {
 }
 
 /**
- * Prices of model calls (api/README.md "Model
- * routes: upstreams, fallbacks and cooldowns"): every upstream of the operator configuration
+ * Prices of model calls (docs/CONFIGURATION.md "The upstream
+ * file"): every upstream of the operator configuration
  * carries its price — a flat price per request and a price per million
  * input and output tokens, in micro-units — optionally per model. The price
  * of a served request is the price of the target that answered it.

@@ -15,7 +15,7 @@ const port = z.coerce.number().int().min(0).max(65_535);
 
 /**
  * The server configuration, read once at start-up from `PERSONA_*`
- * variables (api/README.md "Configuration"). `PORT` is accepted
+ * variables (docs/CONFIGURATION.md). `PORT` is accepted
  * as a fallback for `PERSONA_PORT`.
  */
 export const configSchema = z.object({

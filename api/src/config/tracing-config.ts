@@ -11,8 +11,8 @@ const endpoint = z
   .or(z.literal("").transform(() => undefined));
 
 /**
- * The OpenTelemetry variables the service reads itself (api/README.md
- * "Tracing"), spread into the server configuration schema. Their names and
+ * The OpenTelemetry variables the service reads itself (docs/CONFIGURATION.md
+ * "Tracing (OpenTelemetry)"), spread into the server configuration schema. Their names and
  * meanings are OpenTelemetry's (the SDK environment variable
  * specification); the others (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`,
  * `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_BSP_*`) are

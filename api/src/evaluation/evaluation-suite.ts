@@ -252,8 +252,8 @@ const judgeSchema = z
 /**
  * An evaluation suite as the operator writes it (YAML or JSON), beside the
  * persona file as `<persona>.eval.yaml`. See
- * `api/personas/example-persona.eval.yaml` and api/README.md
- * "Evaluating a persona".
+ * `api/personas/example-persona.eval.yaml` and docs/OPERATIONS.md
+ * "The suite format".
  */
 export const evaluationSuiteSchema = z
   .strictObject({

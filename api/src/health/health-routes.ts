@@ -9,7 +9,7 @@ export const HEALTH_PATHS = ["/healthz", "/readyz"] as const;
  * touching nothing else, so a failing database never gets the process
  * restarted. `GET /readyz` — readiness: 200 `{ status: "ready", checks }`,
  * or 503 with `Retry-After` and the failing part named in `checks`, within
- * the readiness deadline (docs/OPERATIONS.md "Health endpoints").
+ * the readiness deadline (docs/OPERATIONS.md "Health").
  */
 export function createHealthRouter(readiness: ReadinessProbe): Router {
   const router = Router();

@@ -35,8 +35,8 @@ async function createUpstreamProvider(upstream: Upstream): Promise<ModelProvider
 }
 
 /**
- * Builds one provider per configured upstream (api/README.md "Model
- * routes: upstreams, fallbacks and cooldowns"), by upstream name. Nothing is contacted here: `/readyz` and
+ * Builds one provider per configured upstream (docs/CONFIGURATION.md "The
+ * upstream file"), by upstream name. Nothing is contacted here: `/readyz` and
  * start-up never call an upstream.
  *
  * @returns the providers by upstream name, once the modules of the kinds in use are loaded
