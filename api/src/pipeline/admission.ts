@@ -13,8 +13,8 @@ import { deadlineIn } from "../storage/deadline.js";
 import type { AdmitOutcome, RateLimitCheck } from "../storage/ledger.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import type { UsageRecordsTable } from "../storage/usage-row.js";
 import { type Endpoint, usageRow } from "../usage/usage-record.js";
-import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Payer } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
 

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import { Kysely, sql } from "kysely";
 import type { Logger } from "../../logging/logger.js";
-import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
 import type {
@@ -18,6 +17,7 @@ import { StorageStartupError } from "../startup-error.js";
 import { StorageUnavailableError } from "../storage-error.js";
 import type { Store } from "../store.js";
 import { StoreHealth } from "../store-health.js";
+import type { UsageRecordsTable } from "../usage-row.js";
 import { SqliteWorkerClient } from "./sqlite-client.js";
 import { prepareSqliteFile } from "./sqlite-file.js";
 import { WorkerDialect } from "./worker-dialect.js";
