@@ -11,9 +11,9 @@ import {
 } from "../rate-limits/rate-limit-windows.js";
 import { deadlineIn } from "../storage/deadline.js";
 import type { AdmitOutcome, RateLimitCheck } from "../storage/ledger.js";
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
-import type { UsageRecordsTable } from "../storage/usage-row.js";
 import { type Endpoint, usageRow } from "../usage/usage-record.js";
 import type { Payer } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";

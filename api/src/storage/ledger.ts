@@ -1,6 +1,6 @@
 import type { Deadline } from "./deadline.js";
+import type { UsageRecordsTable } from "./ledger-usage-row.js";
 import type { RateLimits, WindowCounters } from "./rate-limit-buckets.js";
-import type { UsageRecordsTable } from "./usage-row.js";
 
 /**
  * The request path's writes, each one

@@ -1,5 +1,5 @@
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import type { Database } from "../storage/store.js";
-import type { UsageRecordsTable } from "../storage/usage-row.js";
 import { firstDayWithRows } from "./retention-days.js";
 import type { RetentionRun } from "./retention-run.js";
 import { writeUsageArchive } from "./usage-archive.js";

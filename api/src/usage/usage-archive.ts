@@ -5,7 +5,7 @@ import readline from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import { USAGE_COLUMNS, type UsageRecordsTable } from "../storage/usage-row.js";
+import { USAGE_COLUMNS, type UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import { type UsageRecord, usageRecordOf } from "./usage-record.js";
 
 /** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */

@@ -1,4 +1,4 @@
-import type { UsageRecordsTable } from "../storage/usage-row.js";
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
 
 /**
  * The usage ledger (`usage_records`, migration

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
+import type { UsageRecordsTable } from "../../src/storage/ledger-usage-row.js";
 import type { Database } from "../../src/storage/store.js";
-import type { UsageRecordsTable } from "../../src/storage/usage-row.js";
 import { CARRIED_FORWARD_KIND } from "../../src/usage/carried-forward.js";
 import { type UsageInput, usageRow } from "../../src/usage/usage-record.js";
 

@@ -9,14 +9,14 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
-import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
-import type { StoreHealth } from "../store-health.js";
 import {
   USAGE_COLUMN_TYPES,
   type UsageColumn,
   type UsageRecordsTable,
   usageColumnsExcept,
-} from "../usage-row.js";
+} from "../ledger-usage-row.js";
+import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
+import type { StoreHealth } from "../store-health.js";
 import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "./ledger-functions.js";
 import { queryWithin } from "./postgres-pool.js";
 

@@ -7,8 +7,8 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
+import { USAGE_COLUMNS, type UsageRecordsTable } from "../ledger-usage-row.js";
 import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
-import { USAGE_COLUMNS, type UsageRecordsTable } from "../usage-row.js";
 
 /** Prepares (or reuses) a statement of the worker's connection. */
 export type Prepare = (sql: string) => Statement;

@@ -11,13 +11,13 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
+import type { UsageRecordsTable } from "../ledger-usage-row.js";
 import { migrateToLatest } from "../migrations.js";
 import type { DatabaseSchema } from "../schema.js";
 import { StorageStartupError } from "../startup-error.js";
 import { StorageUnavailableError } from "../storage-error.js";
 import type { Store } from "../store.js";
 import { StoreHealth } from "../store-health.js";
-import type { UsageRecordsTable } from "../usage-row.js";
 import { SqliteWorkerClient } from "./sqlite-client.js";
 import { prepareSqliteFile } from "./sqlite-file.js";
 import { WorkerDialect } from "./worker-dialect.js";

@@ -1,6 +1,6 @@
 import type { AdmitInput, ReleaseInput, SettleInput } from "../ledger.js";
+import type { UsageRecordsTable } from "../ledger-usage-row.js";
 import type { StorageFailureData } from "../storage-error.js";
-import type { UsageRecordsTable } from "../usage-row.js";
 
 /**
  * Messages between the main thread and a SQLite storage worker
