@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DATABASE_IDENTITY_VARIABLE } from "../src/seed/env-file.js";
+import { DATABASE_IDENTITY_VARIABLE } from "../src/storage/env-file.js";
 
 // The docs a clone reads must name files that exist, the variables the
 // service writes, and the install scripts npm asks about: a renamed module,

@@ -5,7 +5,7 @@ import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { spawnService } from "../../test-support/spawn-service.js";
-import { readEnvFile } from "../src/seed/env-file.js";
+import { readEnvFile } from "../src/storage/env-file.js";
 import { scratchClone } from "./support/scratch-clone.js";
 
 // The README's two commands, `npm start` then `npm test`, in one

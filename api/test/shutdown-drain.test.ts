@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../../test-support/free-port.js";
 import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
-import { readEnvFile } from "../src/seed/env-file.js";
+import { readEnvFile } from "../src/storage/env-file.js";
 
 // SIGTERM stops accepting, answers the requests in flight with
 // `Connection: close`, closes idle keep-alive connections at once, and the

@@ -11,7 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { type SpawnedService, spawnService } from "../../test-support/spawn-service.js";
-import { readEnvFile } from "../src/seed/env-file.js";
+import { readEnvFile } from "../src/storage/env-file.js";
 import { scratchClone } from "./support/scratch-clone.js";
 
 /** The service's "listening" line: its URL. */

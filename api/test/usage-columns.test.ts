@@ -5,13 +5,13 @@ import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../src/services.js";
+import { USAGE_COLUMN_TYPES, USAGE_COLUMNS } from "../src/storage/ledger-usage-row.js";
 import { writeUsageArchive } from "../src/usage/usage-archive.js";
-import { USAGE_COLUMN_TYPES, USAGE_COLUMNS } from "../src/usage/usage-columns.js";
 import { usageRow } from "../src/usage/usage-record.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore } from "./support/test-store.js";
 
-// The usage row's columns have one list (usage/usage-columns.ts): the
+// The usage row's columns have one list (storage/ledger-usage-row.ts): the
 // ledgers' statements and the archive's lines derive from it, so it must
 // be the table the migrations make, column for column, in order.
 

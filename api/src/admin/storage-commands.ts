@@ -1,7 +1,7 @@
 import { type Command, CommanderError } from "commander";
 import type { Services } from "../services.js";
-import { type StorageStats, storageStats } from "../storage/storage-stats.js";
 import { RetentionPreflightError } from "../usage/retention-preflight.js";
+import { type StorageStats, storageStats } from "../usage/usage-storage-stats.js";
 import { textTable } from "./admin-output.js";
 
 function statsTable(stats: StorageStats): string {

@@ -1,8 +1,8 @@
 import type { Selectable } from "kysely";
-import type { PersonasTable } from "../storage/schema.js";
 import type { Database } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
 import { lockPersona } from "./persona-lock.js";
+import type { PersonasTable } from "./persona-tables.js";
 
 /** What happened to a canary: started, stopped by the operator, stopped by itself, finished by a promotion. */
 export type CanaryAction = "start" | "stop" | "auto_stop" | "finish";

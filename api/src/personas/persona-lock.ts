@@ -1,6 +1,6 @@
 import type { Selectable } from "kysely";
-import type { PersonasTable } from "../storage/schema.js";
 import type { Database } from "../storage/store.js";
+import type { PersonasTable } from "./persona-tables.js";
 
 /** What locking a persona needs of a transaction. */
 type Executor = Pick<Database, "selectFrom" | "updateTable">;

@@ -3,11 +3,11 @@ import type { Selectable } from "kysely";
 import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
-import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "../storage/schema.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
 import { finishCanary } from "./persona-canary-store.js";
 import { lockPersona } from "./persona-lock.js";
+import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "./persona-tables.js";
 import { type PersonaFile, type PersonaTraits, personaTraitsSchema } from "./persona-traits.js";
 
 /**

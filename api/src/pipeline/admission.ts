@@ -11,10 +11,10 @@ import {
 } from "../rate-limits/rate-limit-windows.js";
 import { deadlineIn } from "../storage/deadline.js";
 import type { AdmitOutcome, RateLimitCheck } from "../storage/ledger.js";
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
 import { type Endpoint, usageRow } from "../usage/usage-record.js";
-import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Payer } from "./authorize.js";
 import type { PipelineContext } from "./pipeline-context.js";
 

@@ -6,8 +6,9 @@ import type { KeyOwner } from "../keys/key-store.js";
 import { type VerifiedPayment, X402_HEADERS } from "../payments/x402-gate.js";
 import { canarySubject, servedPersona } from "../personas/canary-assignment.js";
 import type { Persona } from "../personas/persona.js";
-import { type RateLimits, resolveRateLimits } from "../rate-limits/rate-limit-windows.js";
+import { resolveRateLimits } from "../rate-limits/rate-limit-windows.js";
 import { keyBucket } from "../rate-limits/rate-limiter.js";
+import type { RateLimits } from "../storage/rate-limit-buckets.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
 /** Who calls: an API key (docs/API.md §5), a signed-in playground session, or nobody yet (x402, docs/API.md §5.6). */

@@ -1,10 +1,6 @@
 import type { Database } from "../storage/database.js";
-import {
-  type RateLimitOverrides,
-  type RateLimits,
-  resolveRateLimits,
-  type WindowName,
-} from "./rate-limit-windows.js";
+import type { RateLimits, WindowName } from "../storage/rate-limit-buckets.js";
+import { type RateLimitOverrides, resolveRateLimits } from "./rate-limit-windows.js";
 
 /** Limits to set: a number raises or lowers a window, null goes back to the level below. */
 export type RateLimitChange = Partial<Record<WindowName, number | null>>;

@@ -1,5 +1,5 @@
 import type { RateLimit } from "@persona-reply/shared";
-import { WINDOWS } from "./rate-limit-windows.js";
+import { WINDOWS } from "../storage/rate-limit-buckets.js";
 
 /**
  * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers,

@@ -1,17 +1,10 @@
 import type { RateLimit } from "@persona-reply/shared";
-
-/** A rate-limit window name (the `window` of a `rateLimits` element, docs/API.md §4.1). */
-export type WindowName = RateLimit["window"];
-
-/** The windows, shortest first, with their length in milliseconds. */
-export const WINDOWS: ReadonlyArray<{ name: WindowName; milliseconds: number }> = [
-  { name: "minute", milliseconds: 60_000 },
-  { name: "hour", milliseconds: 3_600_000 },
-  { name: "day", milliseconds: 86_400_000 },
-];
-
-/** Requests allowed per window. */
-export type RateLimits = Record<WindowName, number>;
+import {
+  type RateLimits,
+  WINDOWS,
+  type WindowCounters,
+  type WindowName,
+} from "../storage/rate-limit-buckets.js";
 
 /** Spec §8.1: the default limits of a key during the beta. */
 export const DEFAULT_RATE_LIMITS: RateLimits = { minute: 25, hour: 100, day: 500 };
@@ -33,9 +26,6 @@ export function resolveRateLimits(
     day: key.day ?? account.day ?? DEFAULT_RATE_LIMITS.day,
   };
 }
-
-/** The counters of one key: when each window started (Unix ms) and how many it counted. */
-export type WindowCounters = Record<WindowName, { start: number; count: number }>;
 
 /** The outcome of one request against a key's limits. */
 export interface RateLimitDecision {

@@ -1,4 +1,5 @@
-import type { RateLimitDecision, RateLimits, WindowCounters } from "./rate-limit-windows.js";
+import type { RateLimits, WindowCounters } from "../storage/rate-limit-buckets.js";
+import type { RateLimitDecision } from "./rate-limit-windows.js";
 
 /**
  * Counts requests in a bucket's minute, hour and day windows and decides

@@ -1,13 +1,7 @@
 import { Redis } from "ioredis";
+import { type RateLimits, WINDOWS, type WindowCounters } from "../storage/rate-limit-buckets.js";
 import { StorageUnavailableError } from "../storage/storage-error.js";
-import {
-  describeWindows,
-  type RateLimitDecision,
-  type RateLimits,
-  refusal,
-  WINDOWS,
-  type WindowCounters,
-} from "./rate-limit-windows.js";
+import { describeWindows, type RateLimitDecision, refusal } from "./rate-limit-windows.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /**

@@ -1,12 +1,7 @@
 import { deadlineIn } from "../storage/deadline.js";
+import type { RateLimits, WindowCounters } from "../storage/rate-limit-buckets.js";
 import type { Store } from "../storage/store.js";
-import {
-  describeWindows,
-  type RateLimitDecision,
-  type RateLimits,
-  refusal,
-  type WindowCounters,
-} from "./rate-limit-windows.js";
+import { describeWindows, type RateLimitDecision, refusal } from "./rate-limit-windows.js";
 import type { RateLimiter } from "./rate-limiter.js";
 
 /**

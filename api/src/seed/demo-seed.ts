@@ -4,7 +4,7 @@ import { type PersonaFile, personaFileSchema } from "../personas/persona-traits.
 import { AllowedEmailStore } from "../playground/allowed-email-store.js";
 import { type OperatorConsole, operatorConsoleFor } from "../playground/operator-console.js";
 import type { Services } from "../services.js";
-import { DATABASE_IDENTITY_VARIABLE, readEnvFile, updateEnvFile } from "./env-file.js";
+import { DATABASE_IDENTITY_VARIABLE, readEnvFile, updateEnvFile } from "../storage/env-file.js";
 
 /** Name of the account seeded on first run. */
 export const DEMO_ACCOUNT_NAME = "Demo account";

@@ -1,6 +1,6 @@
-import type { RateLimits, WindowCounters } from "../rate-limits/rate-limit-windows.js";
-import type { UsageRecordsTable } from "../usage/usage-tables.js";
 import type { Deadline } from "./deadline.js";
+import type { UsageRecordsTable } from "./ledger-usage-row.js";
+import type { RateLimits, WindowCounters } from "./rate-limit-buckets.js";
 
 /**
  * The request path's writes, each one

@@ -1,6 +1,19 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from "kysely";
-import { CARRIED_FORWARD_KIND, RETAINED_AWAY } from "../usage/retention-migration.js";
 import type { SchemaMigrations } from "./migrations.js";
+
+/**
+ * The ledger kind of the carried-forward entries, as migration 0012 named
+ * it (`usage/retention-migration.ts`): this migration's own copy of the
+ * text it ran.
+ */
+const CARRIED_FORWARD_KIND = "carried_forward";
+
+/**
+ * True when a deleted row is older than the retention cutoff (retention
+ * removed it), over the alias `old`, as migration 0012 wrote it: this
+ * migration's own copy.
+ */
+const RETAINED_AWAY = "old.created_at < (select coalesce(max(cutoff), '') from retention_cutoff)";
 
 /** The daily-total key of a usage row, over the alias `r`, in `usage_daily_totals` key order. */
 const USAGE_KEY =

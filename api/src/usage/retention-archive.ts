@@ -1,8 +1,8 @@
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import type { Database } from "../storage/store.js";
 import { firstDayWithRows } from "./retention-days.js";
 import type { RetentionRun } from "./retention-run.js";
 import { writeUsageArchive } from "./usage-archive.js";
-import type { UsageRecordsTable } from "./usage-tables.js";
 
 /**
  * Usage rows in [from, to) that no ledger entry dated at or after

@@ -1,6 +1,6 @@
 import type { Database } from "../storage/store.js";
 import type { RetentionRun } from "./retention-run.js";
-import type { UsagePartition } from "./usage-partitions.js";
+import type { PartitionStats, UsagePartition } from "./usage-partitions.js";
 
 /** What `persona-admin storage vacuum` did, or why the store has nothing to do. */
 export type ReclaimSetup = { autoVacuum: "incremental" | "unchanged" } | { unsupported: string };
@@ -48,4 +48,15 @@ export interface RetentionDialect {
    * @param location - the store's location (`Store.location`)
    */
   setUpReclaim(location: string): Promise<ReclaimSetup>;
+  /**
+   * The partitions of `usage_records`, oldest first, the default one last,
+   * each with its rows and bytes (`persona-admin storage stats`); undefined
+   * when the table is not partitioned.
+   *
+   * @param dropped - the partitions the next retention run drops whole
+   */
+  partitionStats(
+    database: Database,
+    dropped: ReadonlySet<string>,
+  ): Promise<PartitionStats[] | undefined>;
 }

@@ -5,9 +5,8 @@ import readline from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import { USAGE_COLUMNS } from "./usage-columns.js";
+import { USAGE_COLUMNS, type UsageRecordsTable } from "../storage/ledger-usage-row.js";
 import { type UsageRecord, usageRecordOf } from "./usage-record.js";
-import type { UsageRecordsTable } from "./usage-tables.js";
 
 /** `usage-YYYY-MM-DD.jsonl.gz` or `usage-YYYY-MM-DD.part-N.jsonl.gz`. */
 const ARCHIVE_FILE = /^usage-(\d{4}-\d{2}-\d{2})(?:\.part-(\d+))?\.jsonl\.gz$/u;

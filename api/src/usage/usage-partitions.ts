@@ -31,6 +31,20 @@ export interface UsagePartition {
   to: string | null;
 }
 
+/** PostgreSQL: one monthly partition of `usage_records` (migration 0013), or its default partition, as `persona-admin storage stats` shows it. */
+export interface PartitionStats {
+  /** `usage_records_2026_11`, or `usage_records_default`. */
+  partition: string;
+  /** Bounds, ISO 8601 UTC (`to` excluded); null for the default partition. */
+  from: string | null;
+  to: string | null;
+  rows: number;
+  /** With indexes and TOAST (`pg_total_relation_size`). */
+  bytes: number;
+  /** True when the next retention run drops it whole (it is wholly older than the cutoff). */
+  dropsNext: boolean;
+}
+
 /** The month (`YYYY-MM`, UTC) of a date or ISO 8601 UTC timestamp, `offset` months later. */
 export function monthOf(date: Date | string, offset = 0): string {
   const at = typeof date === "string" ? new Date(date) : date;

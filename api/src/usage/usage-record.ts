@@ -1,4 +1,4 @@
-import type { PaymentMethod, UsageRecordsTable } from "./usage-tables.js";
+import type { PaymentMethod, UsageRecordsTable } from "../storage/ledger-usage-row.js";
 
 /** One request as the usage ledger records it. */
 export interface UsageInput {

@@ -1,3 +1,5 @@
+import type { UsageRecordsTable } from "../storage/ledger-usage-row.js";
+
 /**
  * The usage ledger (`usage_records`, migration
  * `0002_billing_limits_payments`, columns added since) and the daily totals
@@ -11,41 +13,6 @@ export interface UsageTables {
   balance_daily_totals: BalanceDailyTotalsTable;
   /** The newest retention cutoff (migration `0012_usage_retention`); one row, id 1. */
   retention_cutoff: RetentionCutoffTable;
-}
-
-/** How a request was paid for. */
-export type PaymentMethod = "balance" | "x402" | "none";
-
-/** One row per request that reached an account (the usage ledger). */
-export interface UsageRecordsTable {
-  id: string;
-  created_at: string;
-  account_id: string;
-  api_key_id: string | null;
-  persona_id: string | null;
-  /** `generate`, `personify` or `completions`. */
-  endpoint: string;
-  /** HTTP status the request was answered with. */
-  status: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_micros: number;
-  request_id: string | null;
-  payment_method: PaymentMethod;
-  /** For x402: the settlement transaction the facilitator reported. */
-  payment_reference: string | null;
-  /** The route target that answered a served request (migration 0006); null otherwise. */
-  upstream: string | null;
-  model: string | null;
-  /** The persona version that answered (migration 0010); null on older rows. */
-  persona_version: number | null;
-  /**
-   * Micro-units this request took from the account's balance (migration
-   * 0017): a charge of the balance ledger, as a `charge` entry was before.
-   * Kept when a settlement is reversed (its refund is an `adjustment`);
-   * 0 for every other row, and for rows written before 0017.
-   */
-  charged_micros: number;
 }
 
 /** An account's usage of one persona through one endpoint on one day. */

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
+import type { UsageRecordsTable } from "../../src/storage/ledger-usage-row.js";
 import type { Database } from "../../src/storage/store.js";
 import { CARRIED_FORWARD_KIND } from "../../src/usage/carried-forward.js";
 import { type UsageInput, usageRow } from "../../src/usage/usage-record.js";
-import type { UsageRecordsTable } from "../../src/usage/usage-tables.js";
 
 // Usage rows written straight into the table, as settlement and
 // admission write them (a charged row carries its charge, migration

@@ -1,11 +1,4 @@
 import type pg from "pg";
-import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
-import {
-  USAGE_COLUMN_TYPES,
-  type UsageColumn,
-  usageColumnsExcept,
-} from "../../usage/usage-columns.js";
-import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { Deadline } from "../deadline.js";
 import { GroupCommit } from "../group-commit.js";
 import type {
@@ -16,6 +9,13 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
+import {
+  USAGE_COLUMN_TYPES,
+  type UsageColumn,
+  type UsageRecordsTable,
+  usageColumnsExcept,
+} from "../ledger-usage-row.js";
+import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
 import type { StoreHealth } from "../store-health.js";
 import { HOLD_ACCOUNTS_FUNCTION, SETTLE_ACCOUNTS_FUNCTION } from "./ledger-functions.js";
 import { queryWithin } from "./postgres-pool.js";

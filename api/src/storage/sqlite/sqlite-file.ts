@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { DATABASE_IDENTITY_VARIABLE, readEnvFile } from "../../seed/env-file.js";
+import { DATABASE_IDENTITY_VARIABLE, readEnvFile } from "../env-file.js";
 import { StorageStartupError } from "../startup-error.js";
 
 /** What {@link prepareSqliteFile} checks against. */

@@ -1,7 +1,4 @@
 import type { Statement } from "better-sqlite3";
-import { WINDOWS, type WindowCounters } from "../../rate-limits/rate-limit-windows.js";
-import { USAGE_COLUMNS } from "../../usage/usage-columns.js";
-import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type {
   AdmitInput,
   AdmitOutcome,
@@ -10,6 +7,8 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
+import { USAGE_COLUMNS, type UsageRecordsTable } from "../ledger-usage-row.js";
+import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
 
 /** Prepares (or reuses) a statement of the worker's connection. */
 export type Prepare = (sql: string) => Statement;

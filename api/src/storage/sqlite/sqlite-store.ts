@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import { Kysely, sql } from "kysely";
 import type { Logger } from "../../logging/logger.js";
-import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
 import type {
@@ -12,6 +11,7 @@ import type {
   SettleInput,
   SettleOutcome,
 } from "../ledger.js";
+import type { UsageRecordsTable } from "../ledger-usage-row.js";
 import { migrateToLatest } from "../migrations.js";
 import type { DatabaseSchema } from "../schema.js";
 import { StorageStartupError } from "../startup-error.js";

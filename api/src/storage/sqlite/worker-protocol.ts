@@ -1,5 +1,5 @@
-import type { UsageRecordsTable } from "../../usage/usage-tables.js";
 import type { AdmitInput, ReleaseInput, SettleInput } from "../ledger.js";
+import type { UsageRecordsTable } from "../ledger-usage-row.js";
 import type { StorageFailureData } from "../storage-error.js";
 
 /**

@@ -7,6 +7,7 @@ import {
   ensureUsagePartitions,
   monthsAhead,
   PARTITION_LOCK_TIMEOUT_MS,
+  type PartitionStats,
   type UsagePartition,
   usagePartitioned,
   usagePartitions,
@@ -126,6 +127,31 @@ async function dropPartitions(run: RetentionRun): Promise<void> {
   }
 }
 
+/** See {@link RetentionDialect.partitionStats}: rows are counted exactly (a scan of each partition). */
+async function partitionStats(
+  database: Database,
+  dropped: ReadonlySet<string>,
+): Promise<PartitionStats[] | undefined> {
+  if (!(await usagePartitioned(database))) return undefined;
+  const partitions: PartitionStats[] = [];
+  for (const partition of await usagePartitions(database)) {
+    const table = sql.table(partition.name);
+    const counted = await sql<{ rows: string; bytes: string }>`select count(*) as rows,
+        pg_total_relation_size(${partition.name}::regclass) as bytes from ${table}`.execute(
+      database,
+    );
+    partitions.push({
+      partition: partition.name,
+      from: partition.from,
+      to: partition.to,
+      rows: Number(counted.rows[0]?.rows ?? 0),
+      bytes: Number(counted.rows[0]?.bytes ?? 0),
+      dropsNext: dropped.has(partition.name),
+    });
+  }
+  return partitions;
+}
+
 /**
  * Retention on PostgreSQL: one instance at a time does the work (a session
  * advisory lock), `usage_records` is partitioned by month (migration 0013):
@@ -142,4 +168,5 @@ export const postgresRetention: RetentionDialect = {
   setUpReclaim: async () => ({
     unsupported: "PostgreSQL reclaims space by autovacuum; see docs/OPERATIONS.md",
   }),
+  partitionStats,
 };

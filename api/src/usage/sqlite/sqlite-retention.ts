@@ -69,4 +69,5 @@ export const sqliteRetention: RetentionDialect = {
   dropPartitions: async () => undefined,
   reclaim,
   setUpReclaim,
+  partitionStats: async () => undefined,
 };

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * The env file's line naming the database its `SERVICE_API_KEY` was
- * written for: the SQLite file's absolute path, or the PostgreSQL URL
+ * The line of the env file (the demo seed writes it, seed/demo-seed.ts)
+ * naming the database its `SERVICE_API_KEY` was written for: the SQLite file's absolute path, or the PostgreSQL URL
  * without its credentials. The start-up check of a missing SQLite file
  * (storage/sqlite/sqlite-file.ts) reads it to tell whether *that* database
  * was lost, so a key written for another file proves nothing about this one.
