@@ -1,4 +1,5 @@
 import type { Generated } from "kysely";
+import type { ApplicationTables } from "../applications/application-tables.js";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
 import type { InstanceTables } from "../instances/instance-tables.js";
@@ -17,7 +18,8 @@ export interface DatabaseSchema
     UsageTables,
     EvaluationTables,
     LoginTables,
-    InstanceTables {
+    InstanceTables,
+    ApplicationTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   persona_versions: PersonaVersionsTable;
