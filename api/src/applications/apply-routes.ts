@@ -20,11 +20,11 @@ import { ApplicationStore, CONFIRMATION_LINK_LIFETIME_MS } from "./application-s
 /** Applications one client (network address) may send: 5 a minute, 20 an hour, 50 a day. */
 export const APPLY_CLIENT_LIMITS: RateLimits = { minute: 5, hour: 20, day: 50 };
 /**
- * Applications for one e-mail address, from any client: 2 a minute, 5 an
- * hour, 10 a day. Each sends a mail to the address, so this bounds the mail
+ * Applications for one e-mail address, from any client: 3 a minute, 6 an
+ * hour, 12 a day. Each sends a mail to the address, so this bounds the mail
  * a stranger can make it receive.
  */
-export const APPLY_ADDRESS_LIMITS: RateLimits = { minute: 2, hour: 5, day: 10 };
+export const APPLY_ADDRESS_LIMITS: RateLimits = { minute: 3, hour: 6, day: 12 };
 
 const CONFIRMATION_HOURS = CONFIRMATION_LINK_LIFETIME_MS / 3_600_000;
 
