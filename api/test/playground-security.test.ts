@@ -133,7 +133,7 @@ describe("moving an address to another account (persona-admin email allow)", () 
     expect(api.admin("email", "allow", email, "--account", other)).toBe(
       `${email} moved from account ${api.accountId} to account ${other}; 1 session(s) ended`,
     );
-    for (const path of ["/keys", "/playground", "/sessions"]) {
+    for (const path of ["/account", "/keys", "/playground", "/sessions"]) {
       const stale = await client.request(path);
       expect(stale.status, path).toBe(303);
       expect(stale.headers.get("location"), path).toMatch(/^\/sign-in\?return_to=/u);

@@ -129,7 +129,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Playground",
     summary: "Apply for access",
     description:
-      "The application form of the early-access beta (docs/API.md §1.6): what happens next, then e-mail, name, company, what the persona is for, expected volume and the consent to be contacted. No script.",
+      "The application form of the early-access beta: what happens next, then e-mail, name, company, what the persona is for, expected volume and the consent to be contacted. No script.",
     session: false,
     responses: { "200": "The application form." },
   },
