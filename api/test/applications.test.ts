@@ -364,6 +364,19 @@ await describeEachDialect("access applications", (database) => {
     expect(again).not.toContain("<img src=x");
     expect(again).not.toContain("</textarea><b>");
     expect(again).toContain("&lt;script&gt;");
+    // The address and the choices too: echoed escaped, or not at all.
+    const hostileChoices = await apply(newClient(api.baseUrl), {
+      email: '"><script>alert(2)</script>@example.com',
+      expected_volume: '"><script>alert(3)</script>',
+      contact_consent: '"><script>alert(4)</script>',
+    });
+    expect(hostileChoices.status).toBe(400);
+    expect(await hostileChoices.text()).not.toMatch(/<script>alert\([234]\)/u);
+    const forgedToken = await client.page(
+      `/apply/confirm?token=${encodeURIComponent('"><script>alert(5)</script>')}`,
+    );
+    expect(forgedToken.status).toBe(400);
+    expect(forgedToken.html).not.toContain("<script>alert(5)");
 
     for (const output of [
       api.admin("application", "list"),

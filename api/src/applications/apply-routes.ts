@@ -132,12 +132,14 @@ export function createApplyRouter(web: WebSupport, mailer: Mailer, limiter: Rate
   };
 
   router.get("/apply", ...web.page, (request, response) => {
+    const csrfToken = web.csrfToken(request, response);
     sendPage(request, response, {
       title: "Apply for access",
+      csrfToken,
       body: html`<p>Persona Reply is in an early-access beta: access is by application and approval.
         How it goes:</p>
         ${JOURNEY}
-        ${applyForm(web.csrfToken(request, response), EMPTY_INPUT)}`,
+        ${applyForm(csrfToken, EMPTY_INPUT)}`,
     });
   });
 

@@ -36,7 +36,8 @@ function signInForm(csrfToken: string, returnTo: string | undefined, email = "")
     ${returnTo === undefined ? "" : html`<input type="hidden" name="return_to" value="${returnTo}">`}
     <p><label>E-mail address <input type="email" name="email" required maxlength="254" autocomplete="email" value="${email}"></label></p>
     <p><button type="submit">Send me a sign-in link</button></p>
-  </form>`;
+  </form>
+  <p class="muted">No access yet? <a href="/apply">Apply for access</a>: the beta is by application.</p>`;
 }
 
 /**
