@@ -119,6 +119,14 @@ export class ApplicationStore {
    * link expired are removed first.
    */
   async submit(fields: ApplicationFields, now = new Date()): Promise<SubmitOutcome> {
+    return this.submitOnce(fields, now, false);
+  }
+
+  private async submitOnce(
+    fields: ApplicationFields,
+    now: Date,
+    retried: boolean,
+  ): Promise<SubmitOutcome> {
     const at = now.toISOString();
     await this.database
       .deleteFrom("applications")
@@ -172,7 +180,8 @@ export class ApplicationStore {
     const application = await this.findByEmail(fields.email);
     if (application === undefined) {
       // Removed between the insert and now (its link expired): a rare race; try once more.
-      return this.submit(fields, now);
+      if (retried) throw new Error(`the application of ${fields.email} vanished twice`);
+      return this.submitOnce(fields, now, true);
     }
     if (Number(renewed.numUpdatedRows) === 1) return { kind: "renewed", application, token };
     return { kind: "exists", application };
