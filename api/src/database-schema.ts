@@ -1,4 +1,5 @@
 import type { AccountTables } from "./accounts/account-tables.js";
+import type { ApplicationTables } from "./applications/application-tables.js";
 import type { BillingTables } from "./billing/billing-tables.js";
 import type { EvaluationTables } from "./evaluation/evaluation-tables.js";
 import type { InstanceTables } from "./instances/instance-tables.js";
@@ -25,5 +26,6 @@ declare module "./storage/schema.js" {
       UsageTables,
       EvaluationTables,
       LoginTables,
-      InstanceTables {}
+      InstanceTables,
+      ApplicationTables {}
 }

@@ -1,3 +1,4 @@
+import { APPLICATION_MIGRATIONS } from "./applications/application-migration.js";
 import { BILLING_MIGRATIONS } from "./billing/billing-migration.js";
 import { USAGE_CHARGE_MIGRATIONS } from "./billing/usage-charge-migration.js";
 import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
@@ -52,4 +53,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PAYMENT_RETENTION_MIGRATIONS,
   ...INSTANCE_UPSTREAMS_MIGRATIONS,
   ...PERSONA_CANARY_MIGRATIONS,
+  ...APPLICATION_MIGRATIONS,
 };

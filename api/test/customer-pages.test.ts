@@ -101,6 +101,8 @@ describe("what a signed-in customer reads", () => {
     const found: string[] = [];
     for (const path of [
       "/",
+      "/apply",
+      "/account",
       "/docs",
       "/api/v1/openapi.json",
       "/playground",

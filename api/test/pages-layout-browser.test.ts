@@ -144,6 +144,8 @@ describeWithBrowser("the console's pages at desktop and phone width, light and d
 
         for (const [name, target] of [
           ["landing", "/"],
+          ["apply", "/apply"],
+          ["account", "/account"],
           ["keys", "/keys"],
           ["sessions", "/sessions"],
         ] as const) {

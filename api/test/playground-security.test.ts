@@ -48,14 +48,14 @@ describe("return paths after sign-in stay on the site (open redirect)", () => {
     "https://evil.example/",
   ];
 
-  it("a signed-in GET /sign-in?return_to=… goes to /playground, never to another host", async () => {
+  it("a signed-in GET /sign-in?return_to=… goes to the account page, never to another host", async () => {
     api.admin("email", "allow", "ada@example.com", "--account", api.accountId);
     const client = browserAt("127.0.0.2");
-    expect((await signIn(client, "ada@example.com")).headers.get("location")).toBe("/playground");
+    expect((await signIn(client, "ada@example.com")).headers.get("location")).toBe("/account");
     for (const returnTo of OFF_SITE) {
       const answer = await client.request(`/sign-in?return_to=${encodeURIComponent(returnTo)}`);
       expect(answer.status, returnTo).toBe(303);
-      expect(answer.headers.get("location"), returnTo).toBe("/playground");
+      expect(answer.headers.get("location"), returnTo).toBe("/account");
     }
     const local = await client.request(`/sign-in?return_to=${encodeURIComponent("/a/../keys")}`);
     expect(local.headers.get("location")).toBe("/keys");
@@ -75,7 +75,7 @@ describe("return paths after sign-in stay on the site (open redirect)", () => {
       expect(asked.status).toBe(200);
       const signedIn = await followLink(client, await mail.nextMailTo("bea@example.com"));
       expect(signedIn.status).toBe(303);
-      expect(signedIn.headers.get("location"), returnTo).toBe("/playground");
+      expect(signedIn.headers.get("location"), returnTo).toBe("/account");
     }
   });
 
@@ -133,7 +133,7 @@ describe("moving an address to another account (persona-admin email allow)", () 
     expect(api.admin("email", "allow", email, "--account", other)).toBe(
       `${email} moved from account ${api.accountId} to account ${other}; 1 session(s) ended`,
     );
-    for (const path of ["/keys", "/playground", "/sessions"]) {
+    for (const path of ["/account", "/keys", "/playground", "/sessions"]) {
       const stale = await client.request(path);
       expect(stale.status, path).toBe(303);
       expect(stale.headers.get("location"), path).toMatch(/^\/sign-in\?return_to=/u);

@@ -42,7 +42,7 @@ describe("e-mail sign-in (real SMTP)", () => {
 
     const signedIn = await followLink(client, caught);
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get("location")).toBe("/playground");
+    expect(signedIn.headers.get("location")).toBe("/account");
     const cookie = signedIn.headers
       .getSetCookie()
       .find((line) => line.startsWith("persona_session="));

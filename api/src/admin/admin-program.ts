@@ -5,6 +5,7 @@ import type { Persona } from "../personas/persona.js";
 import { personaFileSchema } from "../personas/persona-traits.js";
 import type { Services } from "../services.js";
 import type { AdminOutput } from "./admin-output.js";
+import { addApplicationCommands, mailPersonaToApplicant } from "./application-commands.js";
 import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
@@ -67,8 +68,8 @@ async function requirePersona(services: Services, id: string): Promise<Persona> 
 }
 
 /**
- * Builds the operator CLI `persona-admin` (onboarding: accounts, personas,
- * personify access, keys). Keys are printed once, or written to a file with
+ * Builds the operator CLI `persona-admin` (onboarding: access applications,
+ * accounts, personas, personify access, keys). Keys are printed once, or written to a file with
  * mode 0600 by `--out`; lists show only the masked form.
  */
 export function createAdminProgram(services: Services, output: AdminOutput): Command {
@@ -134,6 +135,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
           },
         );
         print(created.id);
+        await mailPersonaToApplicant(services, output, created);
       },
     );
   persona
@@ -294,6 +296,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     });
   addEvaluationCommands(persona, services, output);
   registerEmailCommands(program, services, output);
+  addApplicationCommands(program, services, output);
   addBillingCommands(program, services, { print });
   // `services` is opened only when a command runs (cli.ts): the store is read in the action.
   addBackupCommand(program, () => services.store, print);

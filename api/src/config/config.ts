@@ -79,6 +79,14 @@ export const configSchema = z.object({
   PERSONA_SMTP_URL: z
     .url({ protocol: /^smtps?$/u, error: "must be an smtp:// or smtps:// URL" })
     .optional(),
+  /**
+   * Where an approved applicant books the onboarding call (docs/API.md §1.6), e.g. a
+   * scheduling page; put in the approval mail. Unset: the mail says the operator writes
+   * to arrange it.
+   */
+  PERSONA_ONBOARDING_BOOKING_URL: z
+    .url({ protocol: /^https?$/u, error: "must be an http:// or https:// URL" })
+    .optional(),
   /** Sender of the sign-in mail. */
   PERSONA_MAIL_FROM: z.string().min(3).default("Persona Reply <no-reply@localhost>"),
   /**

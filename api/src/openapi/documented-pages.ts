@@ -6,6 +6,7 @@ import {
   MIN_STATE_LENGTH,
 } from "@persona-reply/shared";
 import type { SchemaObject } from "openapi3-ts/oas31";
+import { APPLICATION_FIELD_LIMITS, EXPECTED_VOLUMES } from "../applications/application-fields.js";
 
 /** A field of a form or a query parameter of a page route. */
 export interface Field {
@@ -123,6 +124,113 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
   },
   {
     method: "get",
+    path: "/apply",
+    operationId: "applicationForm",
+    tag: "Playground",
+    summary: "Apply for access",
+    description:
+      "The application form of the early-access beta: what happens next, then e-mail, name, company, what the persona is for, expected volume and the consent to be contacted. No script.",
+    session: false,
+    responses: { "200": "The application form." },
+  },
+  {
+    method: "post",
+    path: "/apply",
+    operationId: "submitApplication",
+    tag: "Playground",
+    summary: "Send an application",
+    description:
+      "Stores the application, one per address, and mails a link that confirms the address (24 hours); only a confirmed application enters review. The answer is the same for a new address and one that applied before; an address whose application is confirmed already gets its status by mail, not a second application. Limited per client (5 a minute, 20 an hour, 50 a day) and per address (3 a minute, 6 an hour, 12 a day).",
+    session: false,
+    form: [
+      {
+        name: "email",
+        required: true,
+        description: "The applicant's e-mail address.",
+        schema: string({ maxLength: APPLICATION_FIELD_LIMITS.email }),
+      },
+      {
+        name: "name",
+        required: true,
+        description: "The applicant's name.",
+        schema: string({ maxLength: APPLICATION_FIELD_LIMITS.name }),
+      },
+      {
+        name: "company",
+        required: true,
+        description: "The company; the account is named after it.",
+        schema: string({ maxLength: APPLICATION_FIELD_LIMITS.company }),
+      },
+      {
+        name: "purpose",
+        required: true,
+        description: "What the persona is for.",
+        schema: string({ maxLength: APPLICATION_FIELD_LIMITS.purpose }),
+      },
+      {
+        name: "expected_volume",
+        required: true,
+        description: "Expected requests a month.",
+        schema: string({ enum: EXPECTED_VOLUMES.map((volume) => volume.value) }),
+      },
+      {
+        name: "contact_consent",
+        required: true,
+        description: "Consent to be contacted about the application.",
+        schema: string({ enum: ["yes"] }),
+      },
+    ],
+    responses: {
+      "200": "“Check your e-mail”, with what happens next and when.",
+      "400":
+        "A field is missing, too long or not one of the choices (the form again, the field marked).",
+      "403": "The CSRF token is missing or wrong.",
+      "429": "Too many applications from this client or for this address (Retry-After).",
+    },
+  },
+  {
+    method: "get",
+    path: "/apply/confirm",
+    operationId: "confirmApplicationPage",
+    tag: "Playground",
+    summary: "Confirm an application: page",
+    description:
+      "The mailed link: shows the application and a Confirm button; following the link changes nothing (mail scanners).",
+    session: false,
+    query: [{ name: "token", required: true, description: "The one-time token from the mail." }],
+    responses: {
+      "200": "The confirm page.",
+      "400": "The link was used, expired or cut short.",
+    },
+  },
+  {
+    method: "post",
+    path: "/apply/confirm",
+    operationId: "confirmApplication",
+    tag: "Playground",
+    summary: "Confirm an application",
+    description: "Confirms the address; the application enters review. A link works once.",
+    session: false,
+    form: [{ name: "token", required: true, description: "The one-time token from the mail." }],
+    responses: {
+      "200": "“Application in review”, with how long a review takes.",
+      "400": "The link was used, expired or cut short.",
+      "403": "The CSRF token is missing or wrong.",
+    },
+  },
+  {
+    method: "get",
+    path: "/account",
+    operationId: "accountPage",
+    tag: "Playground",
+    summary: "Your account",
+    description:
+      "Where sign-in lands: the account's personas with their IDs and versions, the next steps (a key, the playground, the example app) and what is pending (the onboarding call, an empty balance, an account that is not active).",
+    session: true,
+    responses: { "200": "The account page.", "303": SIGNED_OUT_GET },
+  },
+  {
+    method: "get",
     path: "/sign-in",
     operationId: "signInPage",
     tag: "Playground",
@@ -132,7 +240,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     query: [{ name: "return_to", description: "A local path to come back to after signing in." }],
     responses: {
       "200": "The sign-in form.",
-      "303": "Already signed in: to return_to or /playground.",
+      "303": "Already signed in: to return_to or /account.",
     },
   },
   {
@@ -177,7 +285,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     session: false,
     form: [{ name: "token", required: true, description: "The link's one-time token." }],
     responses: {
-      "303": "Signed in: to the page that asked for sign-in, or /playground.",
+      "303": "Signed in: to the page that asked for sign-in, or /account.",
       "400": "The link was used, expired, or the address is no longer allowed.",
       "403": "The CSRF token is missing or wrong.",
     },

@@ -1,5 +1,6 @@
 import { MODELS_PATH } from "@persona-reply/shared";
 import { Router } from "express";
+import { REVIEW_DAYS } from "../applications/application-mail.js";
 import { buildFavicon, FAVICON_PATH } from "./favicon.js";
 import { html } from "./html.js";
 import { sendPage } from "./layout.js";
@@ -10,7 +11,7 @@ import { pageLocals, type WebSupport } from "./web-support.js";
 /**
  * The service root and its icon. `GET /` is a small landing page: what the
  * service is, where its API lives, and links to the API reference, the
- * playground, the keys and sign-in. `GET /favicon.ico` is the icon every
+ * playground, the keys, the access application and sign-in. `GET /favicon.ico` is the icon every
  * page links (cached for a day).
  */
 export function createLandingRouter(web: WebSupport): Router {
@@ -49,8 +50,9 @@ export function createLandingRouter(web: WebSupport): Router {
             <li><a href="/keys">API keys</a>: create, list and revoke the keys your programs use.</li>
             ${
               signedIn
-                ? ""
-                : html`<li><a href="/sign-in">Sign in</a> with the e-mail address the operator allowed for you.</li>`
+                ? html`<li><a href="/account">Your account</a>: your personas and their IDs, and the next steps.</li>`
+                : html`<li><a href="/apply">Apply for access</a>: the beta is by application; a review usually takes ${REVIEW_DAYS}.</li>
+            <li><a href="/sign-in">Sign in</a> with the e-mail address the operator allowed for you.</li>`
             }
           </ul>
         </nav>

@@ -22,6 +22,7 @@ export function csrfField(token: string): SafeHtml {
 /** The header's links: shown to everyone, or only when signed in. */
 const NAVIGATION: ReadonlyArray<{ href: string; label: string; signedIn: boolean }> = [
   { href: "/docs", label: "API reference", signedIn: false },
+  { href: "/account", label: "Account", signedIn: true },
   { href: "/playground", label: "Playground", signedIn: true },
   { href: "/keys", label: "Keys", signedIn: true },
   { href: "/usage", label: "Usage", signedIn: true },

@@ -99,6 +99,9 @@ h2 { font-size: 1.2rem; margin: 1.75rem 0 0.5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 0.5rem; }
 .lead { color: var(--muted); margin: 0 0 1rem; }
 .muted { color: var(--muted); }
+.pre-line { white-space: pre-line; overflow-wrap: anywhere; }
+.field-error { color: var(--danger-border); font-weight: 600; }
+.apply-form input[type="email"], .apply-form input[type="text"], .apply-form textarea, .apply-form select { width: 100%; max-width: 36rem; }
 .site-footer { padding: 1rem; text-align: center; color: var(--muted); font-size: 0.875rem; }
 
 /* Tables */

@@ -19,6 +19,21 @@ describe("the mailer without SMTP (a local service)", () => {
     ]);
   });
 
+  it("prints any other mail's console line, marked as printed instead of sent", async () => {
+    const lines: string[] = [];
+    const mailer = createMailer(loadConfig({}), createLogger("silent"), (line) => lines.push(line));
+    await mailer.send({
+      to: "ada@example.com",
+      subject: "Confirm your Persona Reply application",
+      text: "the whole text",
+      consoleLine:
+        "APPLICATION CONFIRMATION LINK for ada@example.com: http://127.0.0.1:8787/apply/confirm?token=abc",
+    });
+    expect(lines).toEqual([
+      "APPLICATION CONFIRMATION LINK for ada@example.com: http://127.0.0.1:8787/apply/confirm?token=abc (no SMTP server configured, so it is printed here)",
+    ]);
+  });
+
   it("prints nothing when the service's log is silent", () => {
     expect(operatorConsoleFor(createLogger("silent"))).not.toBe(printForOperator);
     expect(operatorConsoleFor(createLogger("info"))).toBe(printForOperator);

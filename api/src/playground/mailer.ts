@@ -13,7 +13,21 @@ export interface SignInMail {
   expiresInMinutes: number;
 }
 
-/** Sends the playground's mail. */
+/** Any other mail of the service (the access applications' mail, applications/application-mail.ts). */
+export interface OutgoingMail {
+  /** Recipient address. */
+  to: string;
+  subject: string;
+  /** Plain-text body. */
+  text: string;
+  /**
+   * The one plain line printed on the operator's console instead when no
+   * SMTP server is configured: what the recipient must act on (a link, a persona ID).
+   */
+  consoleLine: string;
+}
+
+/** Sends the service's mail: the playground's sign-in links and the access applications' mail. */
 export interface Mailer {
   /** Whether mail really goes out (SMTP configured), or the link is printed on the console. */
   readonly delivers: boolean;
@@ -23,6 +37,12 @@ export interface Mailer {
    * @throws the transport's error when the SMTP server refuses or is unreachable
    */
   sendSignInLink(mail: SignInMail): Promise<void>;
+  /**
+   * Sends a mail, or (without SMTP) prints its console line.
+   *
+   * @throws the transport's error when the SMTP server refuses or is unreachable
+   */
+  send(mail: OutgoingMail): Promise<void>;
 }
 
 function signInText(mail: SignInMail): string {
@@ -65,6 +85,13 @@ export function createMailer(
           "no SMTP configured (PERSONA_SMTP_URL): the sign-in link was printed on the console (standard error) instead of mailed",
         );
       },
+      async send(mail) {
+        operatorConsole(`${mail.consoleLine} (no SMTP server configured, so it is printed here)`);
+        logger.warn(
+          { to: mail.to, subject: mail.subject },
+          "no SMTP configured (PERSONA_SMTP_URL): a mail was printed on the console (standard error) instead of sent",
+        );
+      },
     };
   }
   const transport = nodemailer.createTransport(smtpUrl);
@@ -76,6 +103,14 @@ export function createMailer(
         to: mail.to,
         subject: "Your Persona Reply sign-in link",
         text: signInText(mail),
+      });
+    },
+    async send(mail) {
+      await transport.sendMail({
+        from: config.PERSONA_MAIL_FROM,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
       });
     },
   };

@@ -1,4 +1,6 @@
 import { Router } from "express";
+import { createAccountRouter } from "../applications/account-routes.js";
+import { createApplyRouter } from "../applications/apply-routes.js";
 import { createPageErrorHandler } from "../pages/page-errors.js";
 import type { WebSupport } from "../pages/web-support.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
@@ -11,12 +13,12 @@ import type { SessionStore } from "./session-store.js";
 import { createSignInRouter } from "./sign-in-routes.js";
 
 /**
- * The browser playground (docs/API.md §1.6, §5.3): e-mail sign-in,
- * sessions, `/keys` and the chat. Every page gets helmet's security headers
+ * The browser playground (docs/API.md §1.6, §5.3): the access application
+ * (`/apply`), e-mail sign-in, the account page, sessions, `/keys` and the chat. Every page gets helmet's security headers
  * and every state-changing form a CSRF check (see WebSupport.page).
  *
  * @param context - the request pipeline's dependencies, for the chat
- * @param mailer - how sign-in links go out; built from the configuration when omitted
+ * @param mailer - how sign-in links and application mail go out; built from the configuration when omitted
  */
 export function createPlaygroundRouter(
   web: WebSupport<SessionStore>,
@@ -25,13 +27,10 @@ export function createPlaygroundRouter(
 ): Router {
   const { services } = web;
   const router = Router();
-  router.use(
-    createSignInRouter(
-      web,
-      mailer ?? createMailer(services.config, services.logger),
-      services.billing.rateLimiter,
-    ),
-  );
+  const mail = mailer ?? createMailer(services.config, services.logger);
+  router.use(createSignInRouter(web, mail, services.billing.rateLimiter));
+  router.use(createApplyRouter(web, mail, services.billing.rateLimiter));
+  router.use(createAccountRouter(web));
   router.use(createSessionRouter(web));
   router.use(createKeysRouter(web));
   router.use(createChatRouter(web, context));

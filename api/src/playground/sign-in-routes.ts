@@ -21,8 +21,8 @@ import { SIGN_IN_LINK_LIFETIME_MS, SignInTokenStore } from "./sign-in-token-stor
 export const SIGN_IN_ADDRESS_LIMITS: RateLimits = { minute: 5, hour: 20, day: 100 };
 /** Sign-in requests per client (network address): 20 an hour, 100 a day. */
 export const SIGN_IN_CLIENT_LIMITS: RateLimits = { minute: 20, hour: 20, day: 100 };
-/** Where a person lands after sign-in when no return path was given. */
-export const DEFAULT_LANDING_PATH = "/playground";
+/** Where a person lands after sign-in when no return path was given: the account page (personas, next steps). */
+export const DEFAULT_LANDING_PATH = "/account";
 
 function hashed(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -36,7 +36,8 @@ function signInForm(csrfToken: string, returnTo: string | undefined, email = "")
     ${returnTo === undefined ? "" : html`<input type="hidden" name="return_to" value="${returnTo}">`}
     <p><label>E-mail address <input type="email" name="email" required maxlength="254" autocomplete="email" value="${email}"></label></p>
     <p><button type="submit">Send me a sign-in link</button></p>
-  </form>`;
+  </form>
+  <p class="muted">No access yet? <a href="/apply">Apply for access</a>: the beta is by application.</p>`;
 }
 
 /**
