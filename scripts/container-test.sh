@@ -148,6 +148,12 @@ trap cleanup EXIT
 free_port() {
   node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
 }
+# Every container: the host network, the limits podman's defaults exceed here,
+# a read-only root filesystem without podman's tmpfs mounts (the image must
+# write only to its volume), and no healthcheck timer (it needs systemd;
+# `podman healthcheck run` checks once).
+run_options=(--network=host --ulimit nofile=10000:10000 --ulimit nproc=4096:4096
+  --read-only --read-only-tmpfs=false --health-interval disable)
 # start NAME PORT [podman run options...]: a detached container NAME of the
 # image on the host network, read-only root filesystem (no tmpfs either),
 # its data volume NAME-data.
@@ -157,9 +163,7 @@ start() {
   podman_ volume create "$name-data" >/dev/null
   volumes+=("$name-data")
   containers+=("$name")
-  podman_ run --detach --name "$name" --network=host \
-    --ulimit nofile=10000:10000 --ulimit nproc=4096:4096 \
-    --read-only --read-only-tmpfs=false \
+  podman_ run --detach --name "$name" "${run_options[@]}" \
     --volume "$name-data:/data" \
     --env PERSONA_PORT="$port" --env PERSONA_LOG_LEVEL=warn "$@" "$IMAGE" >/dev/null
 }
@@ -218,7 +222,7 @@ postgres "create database $database" || fail "cannot create a database on $POSTG
 database_url="$(node -e 'const u = new URL(process.argv[1]); u.pathname = "/" + process.argv[2]; console.log(u.href)' "$POSTGRES_URL" "$database")"
 shared=(--env PERSONA_DATABASE_URL="$database_url" --env PERSONA_REDIS_URL="$REDIS_URL")
 # The migration step: one-shot, same image, before any instance.
-podman_ run --rm --network=host --read-only --read-only-tmpfs=false "${shared[@]}" "$IMAGE" \
+podman_ run --rm "${run_options[@]}" "${shared[@]}" "$IMAGE" \
   sh -c 'persona-admin account list >/dev/null' || fail "the migration one-shot failed"
 ok "migration one-shot (persona-admin) exited 0"
 port_a="$(free_port)"
