@@ -10,6 +10,8 @@ try {
   await response.arrayBuffer();
   process.exit(response.ok ? 0 : 1);
 } catch (error) {
-  process.stderr.write(`healthcheck: ${url}: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `healthcheck: ${url}: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 }
