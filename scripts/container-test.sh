@@ -69,8 +69,9 @@ mkdir -p "$CACHE"
 extra_cas=(/usr/local/share/ca-certificates/*.crt)
 [ -e "${extra_cas[0]}" ] || extra_cas=()
 
-# base_image NAME PACKAGES [trust-host-cas]: prints the local image's name,
-# making it (and its cached tarball) when missing or older than a week.
+# base_image NAME PACKAGES [trust-host-cas]: sets base_image_name to the local
+# image's name, making it (and its cached tarball) when missing or older
+# than a week. (Not run in a subshell, so that skip and errexit end the script.)
 base_image() {
   local name="$1" packages="$2" trust="${3:-}" key tarball image started
   key="$( { echo "$SUITE $packages $trust"; [ -z "$trust" ] || cat "${extra_cas[@]}" /dev/null; } | sha256sum | cut -c1-12)"
@@ -84,8 +85,12 @@ base_image() {
         --customize-hook='chroot "$1" update-ca-certificates >/dev/null')
     fi
     rm -f "$tarball.partial.tar"
-    mmdebstrap --quiet --variant=minbase --include="$packages" "${hooks[@]}" \
-      "$SUITE" "$tarball.partial.tar" "$MIRROR" >&2
+    # Debian's mirror out of reach is this machine's problem, like podman missing: skip.
+    if ! mmdebstrap --quiet --variant=minbase --include="$packages" "${hooks[@]}" \
+      "$SUITE" "$tarball.partial.tar" "$MIRROR" >&2; then
+      rm -f "$tarball.partial.tar"
+      skip "mmdebstrap could not make the $name base image from $MIRROR"
+    fi
     mv "$tarball.partial.tar" "$tarball"
     podman_ rmi --force "$image" >/dev/null 2>&1 || true
     echo "base image $name: mmdebstrap $(seconds_since "$started") s" >&2
@@ -98,13 +103,15 @@ base_image() {
       "$tarball" "$image" >/dev/null
     echo "base image $name: import $(seconds_since "$started") s" >&2
   fi
-  echo "$image"
+  base_image_name="$image"
 }
 
 echo "== base images (Debian $SUITE, mmdebstrap, cached in $CACHE)"
 started="$(now)"
-runtime_base="$(base_image runtime ca-certificates,nodejs)"
-build_base="$(base_image build ca-certificates,nodejs,npm,libnode-dev,python3,make,g++ trust-host-cas)"
+base_image runtime ca-certificates,nodejs
+runtime_base="$base_image_name"
+base_image build ca-certificates,nodejs,npm,libnode-dev,python3,make,g++ trust-host-cas
+build_base="$base_image_name"
 echo "base images ready in $(seconds_since "$started") s: $build_base, $runtime_base"
 
 # --- 3. the image -----------------------------------------------------------
