@@ -232,7 +232,7 @@ database_url="$(node -e 'const u = new URL(process.argv[1]); u.pathname = "/" + 
 shared=(--env PERSONA_DATABASE_URL="$database_url" --env PERSONA_REDIS_URL="$REDIS_URL")
 # The migration step: one-shot, same image, before any instance.
 podman_ run --rm "${run_options[@]}" "${shared[@]}" "$IMAGE" \
-  sh -c 'persona-admin account list >/dev/null' || fail "the migration one-shot failed"
+  persona-admin migrate || fail "the migration one-shot failed"
 ok "migration one-shot (persona-admin) exited 0"
 port_a="$(free_port)"
 port_b="$(free_port)"

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { isolatedEnvironment } from "../../test-support/isolated-process.js";
 import { ADMIN_SCRIPT } from "../../test-support/spawn-service.js";
+import { SCHEMA_MIGRATIONS } from "../src/schema-migrations.js";
 
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-admin-"));
 const examplePersona = fileURLToPath(new URL("../personas/example-persona.json", import.meta.url));
@@ -76,5 +77,28 @@ describe("persona-admin (operator onboarding)", () => {
     const result = admin("key", "create", "--account", "nope");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/no account with ID nope/u);
+  });
+});
+
+describe("persona-admin migrate (a deployment's one-shot step)", () => {
+  it("migrates a new database to the latest migration, and again changes nothing", () => {
+    const fresh = fs.mkdtempSync(path.join(directory, "migrate-"));
+    const run = () =>
+      spawnSync(process.execPath, [ADMIN_SCRIPT, "migrate", "--json"], {
+        cwd: fresh,
+        env: isolatedEnvironment({ PERSONA_DATABASE_URL: path.join(fresh, "new.sqlite") }),
+        encoding: "utf8",
+      });
+    const names = Object.keys(SCHEMA_MIGRATIONS).sort();
+    const first = run();
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      dialect: "sqlite",
+      applied: names.length,
+      latest: names.at(-1),
+    });
+    const second = run();
+    expect(second.status, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
   });
 });

@@ -10,6 +10,7 @@ import { addBackupCommand } from "./backup-command.js";
 import { addBillingCommands } from "./billing-commands.js";
 import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
+import { addMigrateCommand } from "./migrate-command.js";
 import { addPersonaCanaryCommands } from "./persona-canary-commands.js";
 import {
   addPersonaVersionCommands,
@@ -300,6 +301,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
   addBillingCommands(program, services, { print });
   // `services` is opened only when a command runs (cli.ts): the store is read in the action.
   addBackupCommand(program, () => services.store, print);
+  addMigrateCommand(program, () => services.store, print);
   addStorageCommands(program, services, print);
   return program;
 }
