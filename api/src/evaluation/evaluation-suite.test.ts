@@ -69,7 +69,10 @@ cases:
   it.each([
     ["name: s\ncases: [", /not valid YAML or JSON/u],
     ["name: s\ncases: []", /cases: .*at least 1|cases: Too small/iu],
-    ["name: s\ncases: [{ id: a }]", /cases\.0: give exactly one of generate or personify/u],
+    [
+      "name: s\ncases: [{ id: a }]",
+      /cases\.0: give exactly one of generate, personify or conversation/u,
+    ],
     [
       "name: s\ncases: [{ id: a, generate: { messages: [{ role: assistant, content: hi }] } }]",
       /cases\.0\.generate\.messages\.0\.role: the last message must have role user/u,
