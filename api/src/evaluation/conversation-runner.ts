@@ -122,8 +122,8 @@ export async function runConversationCase(
   const spoken: SpokenTurn[] = [];
   const turns: TurnRun[] = [];
   const checks: CheckResult[] = [];
-  const failedTurn = (turn: number) =>
-    evaluationCase.checks.forEach((check, index) =>
+  const failedTurn = (turn: number) => {
+    for (const [index, check] of evaluationCase.checks.entries()) {
       checks.push({
         index,
         type: check.type,
@@ -131,8 +131,9 @@ export async function runConversationCase(
         outcome: "error",
         detail: "the turn failed",
         turn,
-      }),
-    );
+      });
+    }
+  };
 
   for (let turn = 1; turn <= spec.turns; turn++) {
     const record: TurnRun = {
