@@ -14,7 +14,8 @@ export interface TurnScore {
  * persona slides out of character as the conversation goes on.
  *
  * @param scores - judged turns (any order; turns without a score left out)
- * @returns the change in score points (−4 to +4), or null for fewer than two judged turns
+ * @returns the change in score points (negative: worse at the end), or null
+ *   for fewer than two judged turns
  * @example
  * conversationDrift([{ turn: 1, score: 5 }, { turn: 2, score: 4 }, { turn: 3, score: 3 }]); // -2
  */
