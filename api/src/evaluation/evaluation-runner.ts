@@ -115,7 +115,9 @@ export async function runEvaluation(
  * `concurrency` case runs at once over both sides, each call under
  * `callTimeoutMs`. A failed call makes that run's checks `error`s; judged
  * checks are scored by the judge when there is one and `skipped`
- * otherwise.
+ * otherwise. A conversation case is one case run whose turns go in order
+ * ({@link runConversationCase}): each side talks with its own simulated
+ * user, or speaks the case's script.
  */
 export async function runComparison(
   suite: EvaluationSuite,
