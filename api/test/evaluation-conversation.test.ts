@@ -219,6 +219,10 @@ describe("a conversation case", () => {
     expect(conversation?.turns.map((turn) => turn.inCharacter)).toEqual([5, 5, 4, 4, 3, 3]);
     const [tally] = run.scorecard.conversations ?? [];
     expect(tally?.inCharacter).toBe(4);
+    // Turns differ by design: the repeat spread is over repeats of one turn.
+    expect(
+      run.scorecard.dimensions.find((dimension) => dimension.name === "persona_consistency"),
+    ).toMatchObject({ count: 6, mean: 4, repeatSpread: 0 });
     // Least-squares slope of 5, 5, 4, 4, 3, 3 over turns 1–6 is −8 / 17.5 a turn: over five turns…
     expect(tally?.drift).toBeCloseTo((-8 / 17.5) * 5, 10);
     expect(conversation?.drift).toBeCloseTo((-8 / 17.5) * 5, 10);

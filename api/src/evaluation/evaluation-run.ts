@@ -119,7 +119,10 @@ export interface DimensionTally {
   mean: number | null;
   /** Standard deviation of all its scores. */
   standardDeviation: number | null;
-  /** Mean over cases of (highest − lowest) score across repeats: how much the judge or model wavers. */
+  /**
+   * Mean over cases (a conversation's turns each count as one) of (highest −
+   * lowest) score across repeats: how much the judge or model wavers.
+   */
   repeatSpread: number | null;
 }
 

@@ -150,10 +150,12 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
       if ((check.outcome === "fail" || check.outcome === "error") && tally.firstProblem === null) {
         tally.firstProblem = problemOf(run, check);
       }
+      // A conversation's turns are apart: the spread is over repeats of one turn.
+      const where = check.turn === undefined ? run.caseId : `${run.caseId}#${check.turn}`;
       for (const [name, score] of Object.entries(check.scores ?? {})) {
         const byCase = scores.get(name);
         if (byCase === undefined) continue;
-        byCase.set(run.caseId, [...(byCase.get(run.caseId) ?? []), score]);
+        byCase.set(where, [...(byCase.get(where) ?? []), score]);
       }
     }
   }
