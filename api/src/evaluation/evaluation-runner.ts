@@ -215,7 +215,11 @@ function assembleRun(
           },
     judgeSkipped:
       judge === undefined &&
-      suite.cases.some((item) => item.checks.some((check) => check.type === "judge"))
+      suite.cases.some(
+        // A conversation case is judged every turn (its in-character score).
+        (item) =>
+          item.task === "conversation" || item.checks.some((check) => check.type === "judge"),
+      )
         ? "no judge configured (give --judge upstream:model, or judge.route in the suite)"
         : null,
     simulatedUser:
