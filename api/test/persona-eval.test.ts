@@ -21,6 +21,7 @@ import { writeUpstreamsFile } from "./support/upstreams-file.js";
 const JUDGE_PRICE_MICROS = 1_000;
 const judge = await startFakeUpstream();
 const candidate = await startFakeUpstream();
+const simulatedUser = await startFakeUpstream();
 const upstreams = writeUpstreamsFile({
   offline: { kind: "offline" },
   judge: {
@@ -37,10 +38,18 @@ const upstreams = writeUpstreamsFile({
     maxRetries: 0,
     price: { requestMicros: 500 },
   },
+  user: {
+    kind: "openai-compatible",
+    baseUrl: simulatedUser.baseUrl,
+    apiKeyEnv: "TEST_USER_KEY",
+    maxRetries: 0,
+    price: { requestMicros: 50 },
+  },
 });
 afterAll(async () => {
   await judge.close();
   await candidate.close();
+  await simulatedUser.close();
   upstreams.remove();
 });
 
@@ -75,6 +84,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       PERSONA_UPSTREAMS_FILE: upstreams.file,
       TEST_JUDGE_KEY: "judge-key-for-tests",
       TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+      TEST_USER_KEY: "user-key-for-tests",
     });
     customer = await createCustomer(services, {
       balanceMicros: 5_000_000,
@@ -115,9 +125,18 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     expect(result.stdout).toMatch(/avoid-politics › refusal \(politics\)\s+100%\s+1\/1/u);
     expect(result.stdout).toMatch(/greeting › judge ≥ 3\s+–\s+0\/0, 1 skipped/u);
     expect(result.stdout).toMatch(/latency p50 \d+ ms, p95 \d+ ms/u);
-    expect(result.stdout).toContain("operator cost 0.0007 (engine 0.0007, judge 0.00)");
+    // Seven single-turn cases and the six turns of the conversation, 100 µ a call.
+    expect(result.stdout).toContain("operator cost 0.0013 (engine 0.0013, judge 0.00)");
+    // Without a simulated user the demo's conversation speaks its script.
+    expect(result.stdout).toContain(
+      "conversation cases: no simulated user configured (give --simulated-user upstream:model, or simulatedUser.route in the suite): a conversation case speaks its script, or is skipped",
+    );
+    expect(result.stdout).toContain(
+      "conversation garden-chat: 6 turns with the suite's script; checks 100%, in-character –, drift –",
+    );
+    expect(result.stdout).toMatch(/garden-chat › length 1–120 words\s+100%\s+6\/6/u);
     expect(result.stdout).toContain("PASS: pass rate 100% (threshold 100%)");
-    expect(result.stderr).toMatch(/eval candidate offline:offline-composer-1: 7 case runs in/u);
+    expect(result.stderr).toMatch(/eval candidate offline:offline-composer-1: 8 case runs in/u);
     expect(await meteredState()).toEqual(before);
 
     const runs = await admin("persona", "eval-runs", customer.persona.id, "--json");
@@ -131,11 +150,11 @@ await describeEachDialect("persona-admin persona eval", (database) => {
         passRate: 1,
         threshold: 1,
         passed: true,
-        costMicros: 700,
+        costMicros: 1300,
       }),
     ]);
     expect((await admin("persona", "eval-runs", customer.persona.id)).stdout).toMatch(
-      /1\s+offline:offline-composer-1\s+juniper-basics [0-9a-f]{8}\s+100\.0%\s+pass \(≥ 1\)\s+0\.0007/u,
+      /1\s+offline:offline-composer-1\s+juniper-basics [0-9a-f]{8}\s+100\.0%\s+pass \(≥ 1\)\s+0\.0013/u,
     );
   });
 
@@ -222,16 +241,29 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     const consistency = run.scorecard.dimensions.find(
       (dimension: { name: string }) => dimension.name === "persona_consistency",
     );
-    expect(consistency).toMatchObject({ mean: 4, standardDeviation: 0, repeatSpread: 0, count: 4 });
-    // Six cases have a judged check, each run twice: one judge call each.
+    // Two cases judge every dimension, and the conversation's six turns, each run twice.
+    expect(consistency).toMatchObject({
+      mean: 4,
+      standardDeviation: 0,
+      repeatSpread: 0,
+      count: 16,
+    });
+    // Six single-turn cases have a judged check, and the conversation one a
+    // turn, each run twice: one judge call each.
     const calls = judge.requests.slice(judgedBefore);
-    expect(calls).toHaveLength(12);
+    expect(calls).toHaveLength(24);
     expect(calls[0]?.model).toBe("judge-model");
     expect(judge.authorizations.at(-1)).toBe("Bearer judge-key-for-tests");
     const prompts = calls.map((call) => call.messages[0]?.content ?? "");
     expect(prompts.some((prompt) => prompt.includes("Do not discuss: politics."))).toBe(true);
     expect(prompts.some((prompt) => prompt.includes("- boundary_adherence:"))).toBe(true);
-    expect(run.scorecard.costMicros.judge).toBe(12 * JUDGE_PRICE_MICROS);
+    expect(run.scorecard.costMicros.judge).toBe(24 * JUDGE_PRICE_MICROS);
+    expect(run.scorecard.conversations[0]).toMatchObject({
+      caseId: "garden-chat",
+      user: "script",
+      inCharacter: 4,
+      drift: 0,
+    });
     expect(await meteredState()).toEqual(before);
   });
 
@@ -265,7 +297,13 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     const judged = run.scorecard.checks.filter((tally: { label: string }) =>
       tally.label.startsWith("judge"),
     );
-    expect(judged.every((tally: { errors: number }) => tally.errors === 1)).toBe(true);
+    // A conversation's judged check runs once a turn.
+    expect(
+      judged.every(
+        (tally: { caseId: string; errors: number }) =>
+          tally.errors === (tally.caseId === "garden-chat" ? 6 : 1),
+      ),
+    ).toBe(true);
     expect(judged[0].firstProblem).toMatch(/^judge judge:judge-model: the model provider failed/u);
     // The deterministic checks still passed.
     expect(run.scorecard.passRate).toBeGreaterThan(0.5);
@@ -293,7 +331,8 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       /avoid-politics › refusal \(politics\)\s+0%\s+100%\s+-100\s+▼/u,
     );
     expect(compared.stdout).toMatch(/greeting › length 1–5 sentences\s+100%\s+100%\s+0\s*\n/u);
-    expect(compared.stdout).toMatch(/cost per case run\s+0\.0005\s+0\.0001\s+▼/u);
+    // Thirteen engine calls over eight case runs: 500 µ and 100 µ a call.
+    expect(compared.stdout).toMatch(/cost per case run\s+0\.000813\s+0\.000163\s+▼/u);
     expect(compared.stdout).toMatch(/candidate FAIL: pass rate [\d.]+% \(threshold 100%\)/u);
     expect(compared.stdout).toContain(
       "baseline (compared, not judged): pass rate 100%, at or above the threshold 100%",
@@ -302,7 +341,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
       /candidate:cheap-model: pass rate 0\.\d+ is below the threshold 1/u,
     );
     expect(compared.stderr).toMatch(
-      /eval candidate candidate:cheap-model and baseline offline:offline-composer-1: 14 case runs in [\d.]+ s, interleaved case by case/u,
+      /eval candidate candidate:cheap-model and baseline offline:offline-composer-1: 16 case runs in [\d.]+ s, interleaved case by case/u,
     );
 
     // The persona's own route as the candidate, the failing one as the
@@ -318,7 +357,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     expect(reversed.stdout).toMatch(
       /avoid-politics › refusal \(politics\)\s+100%\s+0%\s+\+100\s+▲/u,
     );
-    expect(reversed.stdout).toMatch(/cost per case run\s+0\.0001\s+0\.0005\s+▲/u);
+    expect(reversed.stdout).toMatch(/cost per case run\s+0\.000163\s+0\.000813\s+▲/u);
     expect(reversed.stdout).toContain("candidate PASS: pass rate 100% (threshold 100%)");
     expect(reversed.stdout).toMatch(
       /baseline \(compared, not judged\): pass rate [\d.]+%, below the threshold 100%/u,
@@ -435,11 +474,11 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     const order: Array<{ caseId: string; repeat: number }> = runs[0].cases.map(
       (run: { caseId: string; repeat: number }) => ({ caseId: run.caseId, repeat: run.repeat }),
     );
-    expect(order).toHaveLength(14);
-    expect(result.progress).toHaveLength(28);
+    expect(order).toHaveLength(16);
+    expect(result.progress).toHaveLength(32);
     const seen = result.progress.map((line, index) => {
       const match =
-        /^eval (\d+)\/28 case runs: (candidate|baseline) ([\w-]+) \(repeat ([12])\)$/u.exec(line);
+        /^eval (\d+)\/32 case runs: (candidate|baseline) ([\w-]+) \(repeat ([12])\)$/u.exec(line);
       expect(match, line).not.toBeNull();
       expect(Number(match?.[1])).toBe(index + 1);
       return { side: match?.[2], caseId: match?.[3], repeat: Number(match?.[4]) };
@@ -560,6 +599,132 @@ await describeEachDialect("persona-admin persona eval", (database) => {
     }
   });
 
+  it("talks a conversation case through a simulated user upstream, judges every turn, and gates a candidate whose conversation's score regressed; nothing metered", async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-eval-conversation-"));
+    const suite = path.join(directory, "chat.eval.yaml");
+    fs.writeFileSync(
+      suite,
+      [
+        "name: chat",
+        "cases:",
+        "  - id: chat",
+        "    conversation:",
+        "      turns: 4",
+        "      goal: Find out when to plant tomatoes.",
+        "    checks: [{ type: length, unit: words, min: 1, max: 200 }]",
+      ].join("\n"),
+    );
+    candidate.behaviour = { kind: "reply", text: "Assistant: As an AI, I think it's fine." };
+    simulatedUser.behaviour = { kind: "reply", text: "When do tomatoes go out?" };
+    // Out of character scores 2, in character 5, on every dimension.
+    judge.behaviour = {
+      kind: "respond",
+      answer: (body) => {
+        const prompt = body.messages.at(-1)?.content ?? "";
+        const reply = /<reply>\n([\s\S]*?)\n<\/reply>/u.exec(prompt)?.[1] ?? "";
+        const score = reply.includes("As an AI") ? 2 : 5;
+        return {
+          text: JSON.stringify({
+            scores: Object.fromEntries(
+              [
+                "persona_consistency",
+                "linguistic_habits",
+                "boundary_adherence",
+                "expected_action",
+                "action_justification",
+              ].map((name) => [name, score]),
+            ),
+          }),
+        };
+      },
+    };
+    const before = await meteredState();
+    const asked = simulatedUser.requests.length;
+    const judged = judge.requests.length;
+    try {
+      const gated = await admin(
+        "persona",
+        "eval",
+        customer.persona.id,
+        "--suite",
+        suite,
+        "--route",
+        "candidate:cheap-model",
+        "--compare-route",
+        "offline:offline-composer-1",
+        "--simulated-user",
+        "user:user-model",
+        "--judge",
+        "judge:judge-model",
+        "--threshold",
+        "0",
+        "--max-regression",
+        "10",
+      );
+      expect(gated.code).toBe(2);
+      expect(gated.stdout).toContain("simulated user user:user-model, prompt simulated-user-1");
+      expect(gated.stdout).toContain(
+        "conversation chat: 4 turns; candidate with simulated user user:user-model, baseline with simulated user user:user-model",
+      );
+      expect(gated.stdout).toMatch(/\n1\s+1\/1\s+1\/1\s+2\.00\s+5\.00/u);
+      expect(gated.stdout).toMatch(/in-character\s+2\.00\s+5\.00\s+-75\s+▼ regressed/u);
+      expect(gated.stdout).toMatch(/drift\s+0\.00\s+0\.00/u);
+      expect(gated.stderr).toContain("chat › in-character -75");
+      // Four turns a side: the simulated user and the judge once a turn, with their keys.
+      expect(simulatedUser.requests.length - asked).toBe(8);
+      expect(simulatedUser.requests.at(-1)?.model).toBe("user-model");
+      expect(simulatedUser.authorizations.at(-1)).toBe("Bearer user-key-for-tests");
+      expect(judge.requests.length - judged).toBe(8);
+
+      const alone = await admin(
+        "persona",
+        "eval",
+        customer.persona.id,
+        "--suite",
+        suite,
+        "--simulated-user",
+        "user:user-model",
+        "--judge",
+        "judge:judge-model",
+        "--json",
+      );
+      expect(alone.code, alone.stderr).toBe(0);
+      const [run] = JSON.parse(alone.stdout).runs;
+      expect(run.simulatedUser).toEqual({
+        route: "user:user-model",
+        promptVersion: "simulated-user-1",
+      });
+      expect(run.cases[0].conversation.turns).toHaveLength(4);
+      expect(run.cases[0].conversation.turns[0]).toMatchObject({
+        turn: 1,
+        user: "When do tomatoes go out?",
+        answeredBy: "offline:offline-composer-1",
+        inCharacter: 5,
+        simulatedUserCostMicros: 50,
+      });
+      expect(run.scorecard.conversations[0]).toMatchObject({ inCharacter: 5, drift: 0 });
+      expect(run.scorecard.costMicros).toMatchObject({
+        simulatedUser: 200,
+        judge: 4 * JUDGE_PRICE_MICROS,
+      });
+      expect(await meteredState()).toEqual(before);
+
+      const unknown = await admin(
+        "persona",
+        "eval",
+        customer.persona.id,
+        "--suite",
+        suite,
+        "--simulated-user",
+        "nowhere:model",
+      );
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/no upstream named "nowhere"/u);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a route or judge naming an upstream this server does not configure", async () => {
     const route = await admin("persona", "eval", customer.persona.id, "--route", "nowhere:model");
     expect(route.code).toBe(1);
@@ -592,6 +757,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
             PERSONA_UPSTREAMS_FILE: upstreams.file,
             TEST_JUDGE_KEY: "judge-key-for-tests",
             TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+            TEST_USER_KEY: "user-key-for-tests",
           },
           encoding: "utf8",
         },
@@ -627,6 +793,7 @@ await describeEachDialect("persona-admin persona eval", (database) => {
               PERSONA_UPSTREAMS_FILE: upstreams.file,
               TEST_JUDGE_KEY: "judge-key-for-tests",
               TEST_CANDIDATE_KEY: "candidate-key-for-tests",
+              TEST_USER_KEY: "user-key-for-tests",
             }),
             encoding: "utf8",
             // Guards the test against the hang this checks for.

@@ -33,6 +33,7 @@ import {
   meetsThreshold,
   type ScorecardComparison,
 } from "../evaluation/scorecard.js";
+import type { SimulatedUser } from "../evaluation/simulated-user.js";
 import { describeTarget, type ModelRoute, type RouteTarget } from "../personas/model-route.js";
 import { readExamplePersona } from "../seed/demo-seed.js";
 import type { Services } from "../services.js";
@@ -47,7 +48,7 @@ import { requireConfiguredRoute, routeTargetCollector } from "./route-options.js
  */
 export const GATE_FAILED_EXIT_CODE = 2;
 
-/** Default deadline of one engine or judge call of an evaluation, in milliseconds. */
+/** Default deadline of one engine, judge or simulated user call of an evaluation, in milliseconds. */
 export const DEFAULT_EVALUATION_CALL_TIMEOUT_MS = 120_000;
 
 function integerOption(name: string, low: number, high: number) {
@@ -85,10 +86,13 @@ function versionOption(text: string): EvaluatedVersion {
   }
 }
 
-function judgeOption(text: string): RouteTarget {
-  const [target] = routeTargetCollector("--judge")(text);
-  if (target === undefined) throw new InvalidArgumentError("--judge is upstream:model");
-  return target;
+/** Parses a single `upstream:model` option (`--judge`, `--simulated-user`). */
+function targetOption(name: string) {
+  return (text: string): RouteTarget => {
+    const [target] = routeTargetCollector(name)(text);
+    if (target === undefined) throw new InvalidArgumentError(`${name} is upstream:model`);
+    return target;
+  };
 }
 
 interface EvaluateOptions {
@@ -97,6 +101,7 @@ interface EvaluateOptions {
   route?: ModelRoute;
   compareRoute?: ModelRoute;
   judge?: RouteTarget;
+  simulatedUser?: RouteTarget;
   suite?: string;
   repeat: number;
   concurrency: number;
@@ -130,11 +135,31 @@ function suiteFor(personaName: string, file: string | undefined): EvaluationSuit
   }
 }
 
+/**
+ * A router over the operator's upstreams for the judge and the simulated
+ * user, built on first use: only runs with one of them build the providers
+ * a second time.
+ */
+function operatorRouter(services: Services): () => Promise<ModelRouter> {
+  let router: Promise<ModelRouter> | undefined;
+  return () => {
+    router ??= import("../providers/create-upstream-providers.js").then(
+      async ({ createUpstreamProviders }) =>
+        new ModelRouter(
+          services.config.upstreams,
+          await createUpstreamProviders(services.config.upstreams),
+        ),
+    );
+    return router;
+  };
+}
+
 /** The judge of a run, or undefined when neither `--judge` nor the suite names one. */
 async function judgeFor(
   services: Services,
   suite: EvaluationSuite,
   option: RouteTarget | undefined,
+  router: () => Promise<ModelRouter>,
 ): Promise<Judge | undefined> {
   const target = option ?? suite.judge.route;
   if (target === undefined) return undefined;
@@ -145,16 +170,31 @@ async function judgeFor(
   } catch (error) {
     throw new CommanderError(1, "eval.judge", (error as Error).message);
   }
-  // Loaded here: only runs with a judge build the providers a second time.
-  const { createUpstreamProviders } = await import("../providers/create-upstream-providers.js");
-  const providers = await createUpstreamProviders(services.config.upstreams);
   return {
     target: configured ?? target,
     prompt,
     rubric: suite.judge.rubric,
-    router: new ModelRouter(services.config.upstreams, providers),
+    router: await router(),
     prices: services.billing.prices,
   };
+}
+
+/**
+ * The simulated user of conversation cases, or undefined when neither
+ * `--simulated-user` nor the suite names one (or the suite has no
+ * conversation case: then none is built).
+ */
+async function simulatedUserFor(
+  services: Services,
+  suite: EvaluationSuite,
+  option: RouteTarget | undefined,
+  router: () => Promise<ModelRouter>,
+): Promise<SimulatedUser | undefined> {
+  const target = option ?? suite.simulatedUser.route;
+  if (target === undefined) return undefined;
+  const [configured] = requireConfiguredRoute(services, [target]);
+  if (!suite.cases.some((item) => item.task === "conversation")) return undefined;
+  return { target: configured ?? target, router: await router(), prices: services.billing.prices };
 }
 
 /**
@@ -202,8 +242,13 @@ export function addEvaluationCommands(
     )
     .option(
       "--judge <upstream:model>",
-      "the judge model of judged checks (default: the suite's)",
-      judgeOption,
+      "the judge model of judged checks and conversations' in-character scores (default: the suite's)",
+      targetOption("--judge"),
+    )
+    .option(
+      "--simulated-user <upstream:model>",
+      "the model that plays the user of conversation cases (default: the suite's; without one, a case's script speaks, or the case is skipped)",
+      targetOption("--simulated-user"),
     )
     .option(
       "--suite <file>",
@@ -223,7 +268,7 @@ export function addEvaluationCommands(
     )
     .option(
       "--timeout <ms>",
-      "deadline of each engine or judge call",
+      "deadline of each engine, judge or simulated user call (a conversation's turn makes up to three)",
       integerOption("--timeout", 100, 600_000),
       DEFAULT_EVALUATION_CALL_TIMEOUT_MS,
     )
@@ -292,14 +337,16 @@ export function addEvaluationCommands(
           route: requireConfiguredRoute(services, options.route ?? compared.persona.route),
         };
       }
-      const judge = await judgeFor(services, suite, options.judge);
+      const router = operatorRouter(services);
+      const judge = await judgeFor(services, suite, options.judge, router);
+      const simulatedUser = await simulatedUserFor(services, suite, options.simulatedUser, router);
       const describeSide = (side: EvaluationSide, subject: EvaluationSubject) =>
         `${side} ${subject.route.map(describeTarget).join(" → ")}`;
       const started = Date.now();
       const finished = await runComparison(
         suite,
         sides,
-        { engine: services.engine, prices: services.billing.prices, judge },
+        { engine: services.engine, prices: services.billing.prices, judge, simulatedUser },
         {
           repeat: options.repeat,
           concurrency: options.concurrency,

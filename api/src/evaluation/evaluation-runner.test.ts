@@ -74,7 +74,19 @@ describe("the demo persona's suite on the offline engine", () => {
       expect(run.judgeSkipped).toMatch(/no judge configured/u);
       const judged = run.scorecard.checks.filter((tally) => tally.label.startsWith("judge"));
       expect(judged.length).toBeGreaterThan(0);
-      for (const tally of judged) expect(tally).toMatchObject({ skipped: 1, passRate: null });
+      for (const tally of judged) {
+        // A conversation's checks run once a turn.
+        const evaluationCase = suite.cases.find((item) => item.id === tally.caseId);
+        const runs =
+          evaluationCase?.task === "conversation" ? evaluationCase.conversation.turns : 1;
+        expect(tally).toMatchObject({ skipped: runs, passRate: null });
+      }
+      // The demo's conversation speaks its script without a simulated user: six real turns.
+      const [chat] = run.scorecard.conversations ?? [];
+      expect(chat).toMatchObject({ caseId: "garden-chat", user: "script", skipped: null });
+      expect(chat?.turns.map((turn) => turn.passRate)).toEqual([1, 1, 1, 1, 1, 1]);
+      expect(chat?.inCharacter).toBeNull();
+      expect(chat?.drift).toBeNull();
     }
   });
 
@@ -89,11 +101,17 @@ describe("the demo persona's suite on the offline engine", () => {
       { ...options, repeat: 2 },
     );
     expect(run.cases).toHaveLength(suite.cases.length * 2);
+    // One engine call a case, and one a turn of a conversation case.
+    const calls = suite.cases.reduce(
+      (sum, item) => sum + (item.task === "conversation" ? item.conversation.turns : 1),
+      0,
+    );
     expect(run.scorecard.costMicros).toEqual({
-      engine: 100 * suite.cases.length * 2,
+      engine: 100 * calls * 2,
       judge: 0,
-      total: 100 * suite.cases.length * 2,
-      perCaseRun: 100,
+      simulatedUser: 0,
+      total: 100 * calls * 2,
+      perCaseRun: Math.round((100 * calls) / suite.cases.length),
     });
     expect(run.scorecard.latencyMs.p95).toBeGreaterThanOrEqual(run.scorecard.latencyMs.p50);
     expect(run.cases.every((item) => item.answeredBy === "offline:offline-composer-1")).toBe(true);

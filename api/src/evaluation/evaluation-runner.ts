@@ -4,11 +4,14 @@ import type { PriceList } from "../billing/price-list.js";
 import type { EngineTask, PersonaEngine } from "../engine/persona-engine.js";
 import { describeTarget, type ModelRoute } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
+import { describeCheck, judgedVerdict } from "./check-results.js";
+import { NO_SIMULATED_USER, runConversationCase } from "./conversation-runner.js";
 import { runDeterministicCheck } from "./deterministic-checks.js";
 import type { CaseRun, CheckResult, EvaluationRun, EvaluationSide } from "./evaluation-run.js";
-import type { EvaluationCase, EvaluationCheck, EvaluationSuite } from "./evaluation-suite.js";
+import type { EvaluationSuite, SingleTurnCase } from "./evaluation-suite.js";
 import { type Judge, judgeReply } from "./judge.js";
 import { buildScorecard } from "./scorecard.js";
+import { SIMULATED_USER_PROMPT_VERSION, type SimulatedUser } from "./simulated-user.js";
 
 /** What is evaluated: a persona (the live one, or a version) along a route. */
 export interface EvaluationSubject {
@@ -25,6 +28,11 @@ export interface EvaluationDependencies {
   prices: Pick<PriceList, "costMicros">;
   /** The judge; undefined when none is configured (judged checks are then skipped). */
   judge: Judge | undefined;
+  /**
+   * The user of conversation cases; undefined when none is configured (a
+   * conversation case then speaks its `script`, or is skipped).
+   */
+  simulatedUser?: SimulatedUser | undefined;
 }
 
 /** How a run is carried out. */
@@ -33,7 +41,11 @@ export interface EvaluationRunOptions {
   repeat: number;
   /** Case runs at once, over both sides of a comparison (p-limit). */
   concurrency: number;
-  /** Deadline of each engine or judge call in milliseconds (the upstream's own deadline applies within it). */
+  /**
+   * Deadline of each engine, judge or simulated user call in milliseconds
+   * (the upstream's own deadline applies within it): a conversation's turn
+   * makes up to three such calls.
+   */
   callTimeoutMs: number;
   /** Called after each case run: how many of how many are done, and which one this was. */
   onProgress?: (progress: EvaluationProgress) => void;
@@ -64,24 +76,10 @@ export interface EvaluationSideRuns {
   baseline?: EvaluationRun;
 }
 
-/** A short description of a check for the scorecard. */
-export function describeCheck(check: EvaluationCheck): string {
-  switch (check.type) {
-    case "match":
-    case "no-match":
-      return `${check.type} ${check.text !== undefined ? `"${check.text}"` : `/${check.pattern}/`}`;
-    case "length":
-      return `length ${check.min ?? 0}–${check.max ?? "∞"} ${check.unit}`;
-    case "refusal":
-      return check.topic === undefined ? "refusal" : `refusal (${check.topic})`;
-    case "judge":
-      return `judge ≥ ${check.minScore}${check.dimensions === undefined ? "" : ` (${check.dimensions.join(", ")})`}`;
-    default:
-      return check.type;
-  }
-}
+// The scorecard's label of a check, where callers of the runner have found it.
+export { describeCheck } from "./check-results.js";
 
-function engineTask(evaluationCase: EvaluationCase): EngineTask {
+function engineTask(evaluationCase: SingleTurnCase): EngineTask {
   return evaluationCase.task === "generate"
     ? { task: "reply", messages: evaluationCase.messages, candidates: 1 }
     : { task: "personify", source: evaluationCase.source };
@@ -117,7 +115,9 @@ export async function runEvaluation(
  * `concurrency` case runs at once over both sides, each call under
  * `callTimeoutMs`. A failed call makes that run's checks `error`s; judged
  * checks are scored by the judge when there is one and `skipped`
- * otherwise.
+ * otherwise. A conversation case is one case run whose turns go in order
+ * ({@link runConversationCase}): each side talks with its own simulated
+ * user, or speaks the case's script.
  */
 export async function runComparison(
   suite: EvaluationSuite,
@@ -147,14 +147,17 @@ export async function runComparison(
         const persona: Persona = { ...subject.persona, route: subject.route };
         work.get(side)?.push(
           limit(async () => {
-            const result = await runCase(
-              suite,
-              evaluationCase,
-              repeat,
-              persona,
-              dependencies,
-              options,
-            );
+            const result =
+              evaluationCase.task === "conversation"
+                ? await runConversationCase(
+                    suite,
+                    evaluationCase,
+                    repeat,
+                    persona,
+                    { ...dependencies, simulatedUser: dependencies.simulatedUser },
+                    options.callTimeoutMs,
+                  )
+                : await runCase(suite, evaluationCase, repeat, persona, dependencies, options);
             done += 1;
             options.onProgress?.({ done, total, side, caseId: evaluationCase.id, repeat });
             return result;
@@ -174,7 +177,7 @@ export async function runComparison(
       suite,
       side,
       subject,
-      dependencies.judge,
+      dependencies,
       options.repeat,
       startedAt,
       finishedAt,
@@ -190,7 +193,7 @@ function assembleRun(
   suite: EvaluationSuite,
   side: EvaluationSide,
   subject: EvaluationSubject,
-  judge: Judge | undefined,
+  { judge, simulatedUser }: EvaluationDependencies,
   repeat: number,
   startedAt: string,
   finishedAt: string,
@@ -212,8 +215,23 @@ function assembleRun(
           },
     judgeSkipped:
       judge === undefined &&
-      suite.cases.some((item) => item.checks.some((check) => check.type === "judge"))
+      suite.cases.some(
+        // A conversation case is judged every turn (its in-character score).
+        (item) =>
+          item.task === "conversation" || item.checks.some((check) => check.type === "judge"),
+      )
         ? "no judge configured (give --judge upstream:model, or judge.route in the suite)"
+        : null,
+    simulatedUser:
+      simulatedUser === undefined
+        ? null
+        : {
+            route: describeTarget(simulatedUser.target),
+            promptVersion: SIMULATED_USER_PROMPT_VERSION,
+          },
+    simulatedUserSkipped:
+      simulatedUser === undefined && suite.cases.some((item) => item.task === "conversation")
+        ? `${NO_SIMULATED_USER}: a conversation case speaks its script, or is skipped`
         : null,
     repeat,
     startedAt,
@@ -225,7 +243,7 @@ function assembleRun(
 
 async function runCase(
   suite: EvaluationSuite,
-  evaluationCase: EvaluationCase,
+  evaluationCase: SingleTurnCase,
   repeat: number,
   persona: Persona,
   dependencies: EvaluationDependencies,
@@ -312,14 +330,11 @@ async function runCase(
       });
       continue;
     }
-    const low = Object.entries(verdict.scores).filter(([, score]) => score < check.minScore);
     checks.push({
       index,
       type: check.type,
       label,
-      outcome: low.length === 0 ? "pass" : "fail",
-      detail: low.map(([name, score]) => `${name} ${score}`).join(", "),
-      scores: verdict.scores,
+      ...judgedVerdict(check, verdict.scores, dimensions),
     });
   }
   return {

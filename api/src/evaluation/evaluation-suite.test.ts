@@ -69,7 +69,10 @@ cases:
   it.each([
     ["name: s\ncases: [", /not valid YAML or JSON/u],
     ["name: s\ncases: []", /cases: .*at least 1|cases: Too small/iu],
-    ["name: s\ncases: [{ id: a }]", /cases\.0: give exactly one of generate or personify/u],
+    [
+      "name: s\ncases: [{ id: a }]",
+      /cases\.0: give exactly one of generate, personify or conversation/u,
+    ],
     [
       "name: s\ncases: [{ id: a, generate: { messages: [{ role: assistant, content: hi }] } }]",
       /cases\.0\.generate\.messages\.0\.role: the last message must have role user/u,
@@ -133,6 +136,101 @@ cases:
   ])("refuses %j naming the field", (text, message) => {
     expect(() => parse(text)).toThrow(EvaluationSuiteError);
     expect(() => parse(text)).toThrow(message);
+  });
+});
+
+describe("conversation cases", () => {
+  const conversation = (spec: string, extra = "") =>
+    `name: s\ncases:\n  - { id: greeting, generate: { messages: [{ role: user, content: Hi }] } }\n  - { id: long-chat, conversation: ${spec}${extra} }\n`;
+
+  it("reads a conversation: turns (default 6, or the script's length), goal, user, opening, script, expect; a simulated user route", () => {
+    const suite = parse(
+      `name: s
+simulatedUser: { route: "sim:gpt-4o-mini" }
+everyCase: [{ type: no-artefacts }]
+cases:
+  - id: chat
+    conversation:
+      turns: 3
+      goal: Get help with tomatoes.
+      user: A beginner.
+      opening: Hello!
+      script: [One, Two, Three]
+      expect: Helpful throughout.
+      dimensions: [persona_consistency]
+    checks: [{ type: judge, minScore: 4 }]
+  - { id: short, conversation: { goal: Chat. } }
+  - { id: scripted, conversation: { goal: Chat., script: [a, b] } }
+`,
+    );
+    expect(suite.simulatedUser.route).toEqual({ upstream: "sim", model: "gpt-4o-mini" });
+    expect(suite.cases[0]).toMatchObject({
+      task: "conversation",
+      conversation: {
+        turns: 3,
+        goal: "Get help with tomatoes.",
+        user: "A beginner.",
+        opening: "Hello!",
+        script: ["One", "Two", "Three"],
+        expect: "Helpful throughout.",
+        dimensions: ["persona_consistency"],
+      },
+      checks: [{ type: "no-artefacts" }, { type: "judge", minScore: 4 }],
+    });
+    expect(suite.cases[1]).toMatchObject({ conversation: { turns: 6, script: undefined } });
+    expect(suite.cases[2]).toMatchObject({ conversation: { turns: 2 } });
+    expect(
+      parse(conversation(`{ goal: Chat., turns: ${SUITE_LIMITS.conversationTurns} }`)).cases[1],
+    ).toMatchObject({
+      conversation: { turns: 20 },
+    });
+  });
+
+  it.each([
+    ["{ goal: Chat., turns: 0 }", "conversation.turns: turns is a whole number from 1 to 20"],
+    ["{ goal: Chat., turns: 21 }", "conversation.turns: turns is a whole number from 1 to 20"],
+    ["{ goal: Chat., turns: 2.5 }", "conversation.turns: turns is a whole number from 1 to 20"],
+    ["{ goal: Chat., turns: six }", "conversation.turns: turns is a whole number from 1 to 20"],
+    [
+      "{ turns: 6 }",
+      "conversation.goal: a conversation needs a goal: what the simulated user is after",
+    ],
+    ["{ goal: '  ' }", "conversation.goal: goal is empty"],
+    [
+      "{ goal: Chat., turns: 3, script: [a, b] }",
+      "conversation.script: script holds 2 messages for 3 turns: give one a turn",
+    ],
+    [
+      `{ goal: Chat., script: [${Array.from({ length: 21 }, () => "a").join(", ")}] }`,
+      "conversation.script: script holds at most 20 messages (one a turn)",
+    ],
+    ["{ goal: Chat., mood: sunny }", "conversation: Unrecognized key"],
+    [
+      "{ goal: Chat., dimensions: [charm] }",
+      "conversation.dimensions: charm is not a dimension of the rubric",
+    ],
+    [
+      "{ goal: Chat. }, checks: [{ type: judge, expect: Be nice. }]",
+      "checks.0.expect: a judged check of a conversation case takes no expect of its own: give conversation.expect",
+    ],
+    [
+      "{ goal: Chat. }, generate: { messages: [{ role: user, content: Hi }] }",
+      "give exactly one of generate, personify or conversation",
+    ],
+  ])("refuses a conversation %s, naming the case and the field", (spec, message) => {
+    const text = conversation(spec);
+    expect(() => parse(text)).toThrow(EvaluationSuiteError);
+    expect(() => parse(text)).toThrow(
+      `suite.yaml: case long-chat: cases.1.${message}`.replace(/cases\.1\.give/u, "cases.1: give"),
+    );
+  });
+
+  it("refuses a simulated user route that is not upstream:model", () => {
+    expect(() =>
+      parse(
+        "name: s\nsimulatedUser: { route: nocolon }\ncases: [{ id: a, conversation: { goal: x } }]",
+      ),
+    ).toThrow(/suite\.yaml: simulatedUser\.route: /u);
   });
 });
 

@@ -5,6 +5,11 @@ import { generateRequestSchema, type Message, personifyRequestSchema } from "@pe
 import { isScalar, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { modelRouteSchema, type RouteTarget } from "../personas/model-route.js";
+import {
+  CONVERSATION_LIMITS,
+  type ConversationSpec,
+  conversationSpecSchema,
+} from "./conversation-case.js";
 import { PERSONAGYM_DIMENSIONS } from "./judge-prompt.js";
 import { SuitePatternError, suitePattern } from "./suite-pattern.js";
 
@@ -27,6 +32,8 @@ export const SUITE_LIMITS = {
   patternLength: 500,
   /** Patterns of a list (`refusalMarkers`, `obeyed`). */
   patterns: 50,
+  /** Turns of a conversation case (conversation-case.ts). */
+  conversationTurns: CONVERSATION_LIMITS.turns,
 } as const;
 
 /** A persona ID for validating a case as the endpoint would: the real one is the persona evaluated. */
@@ -163,14 +170,24 @@ const rawCaseSchema = z
     description: z.string().max(500).optional(),
     generate: generateCaseSchema.optional(),
     personify: personifyCaseSchema.optional(),
+    conversation: conversationSpecSchema.optional(),
     checks: z.array(evaluationCheckSchema).max(SUITE_LIMITS.caseChecks).default([]),
   })
   .transform((raw, context) => {
-    if ((raw.generate === undefined) === (raw.personify === undefined)) {
-      context.addIssue({ code: "custom", message: "give exactly one of generate or personify" });
+    const given = [raw.generate, raw.personify, raw.conversation].filter(
+      (task) => task !== undefined,
+    );
+    if (given.length !== 1) {
+      context.addIssue({
+        code: "custom",
+        message: "give exactly one of generate, personify or conversation",
+      });
       return z.NEVER;
     }
     const base = { id: raw.id, description: raw.description ?? "", checks: raw.checks };
+    if (raw.conversation !== undefined) {
+      return { ...base, task: "conversation" as const, conversation: raw.conversation };
+    }
     if (raw.generate !== undefined) {
       const request = generateRequestSchema.safeParse({
         personaId: PLACEHOLDER_PERSONA_ID,
@@ -201,11 +218,19 @@ const rawCaseSchema = z
     return { ...base, task: "personify" as const, source: request.data.raw };
   });
 
-/** A case: a /generate history or a /personify source, with its checks. */
+/**
+ * A case: a /generate history, a /personify source, or a conversation with a
+ * simulated user (its checks then apply to every turn of the persona), with
+ * its checks.
+ */
 export type EvaluationCase = { id: string; description: string; checks: EvaluationCheck[] } & (
   | { task: "generate"; messages: Message[] }
   | { task: "personify"; source: string }
+  | { task: "conversation"; conversation: ConversationSpec }
 );
+
+/** A case answered by one engine call: a /generate history or a /personify source. */
+export type SingleTurnCase = Exclude<EvaluationCase, { task: "conversation" }>;
 
 const dimensionSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/u, "a dimension name is snake_case"),
@@ -230,16 +255,7 @@ const judgeSchema = z
     rubric: z.array(dimensionSchema).min(1).max(20).optional(),
   })
   .superRefine((judge, context) => {
-    if (judge.route !== undefined) {
-      const parsed = modelRouteSchema.safeParse([judge.route]);
-      if (!parsed.success) {
-        context.addIssue({
-          code: "custom",
-          path: ["route"],
-          message: parsed.error.issues[0]?.message ?? "not upstream:model",
-        });
-      }
-    }
+    refineRoute(judge.route, context);
     if (judge.template !== undefined && judge.promptVersion === undefined) {
       context.addIssue({
         code: "custom",
@@ -248,6 +264,26 @@ const judgeSchema = z
       });
     }
   });
+
+/** An `upstream:model` route target of the suite (the judge's, the simulated user's). */
+function refineRoute(route: string | undefined, context: z.RefinementCtx): void {
+  if (route === undefined) return;
+  const parsed = modelRouteSchema.safeParse([route]);
+  if (!parsed.success) {
+    context.addIssue({
+      code: "custom",
+      path: ["route"],
+      message: parsed.error.issues[0]?.message ?? "not upstream:model",
+    });
+  }
+}
+
+const simulatedUserSchema = z
+  .strictObject({
+    /** The model that plays the user of conversation cases, `upstream:model`; `--simulated-user` overrides it. */
+    route: z.string().max(200).optional(),
+  })
+  .superRefine((simulatedUser, context) => refineRoute(simulatedUser.route, context));
 
 /**
  * An evaluation suite as the operator writes it (YAML or JSON), beside the
@@ -267,6 +303,7 @@ export const evaluationSuiteSchema = z
     /** Checks added to every case (e.g. `no-artefacts`). */
     everyCase: z.array(evaluationCheckSchema).max(SUITE_LIMITS.everyCaseChecks).default([]),
     judge: judgeSchema.prefault({}),
+    simulatedUser: simulatedUserSchema.prefault({}),
     cases: z.array(rawCaseSchema).min(1).max(SUITE_LIMITS.cases),
   })
   .superRefine((suite, context) => {
@@ -284,6 +321,8 @@ export const evaluationSuiteSchema = z
     const rubric = new Set(
       (suite.judge.rubric ?? PERSONAGYM_DIMENSIONS).map((dimension) => dimension.name),
     );
+    const notInRubric = (name: string) =>
+      `${name} is not a dimension of the rubric (${[...rubric].join(", ")})`;
     for (const [index, item] of suite.cases.entries()) {
       for (const [checkIndex, check] of [...suite.everyCase, ...item.checks].entries()) {
         if (check.type !== "judge") continue;
@@ -292,9 +331,28 @@ export const evaluationSuiteSchema = z
             context.addIssue({
               code: "custom",
               path: ["cases", index, "checks", checkIndex, "dimensions"],
-              message: `${name} is not a dimension of the rubric (${[...rubric].join(", ")})`,
+              message: notInRubric(name),
             });
           }
+        }
+        if (item.task === "conversation" && check.expect !== undefined) {
+          // One judge call a turn scores every judged dimension, with the conversation's expect.
+          context.addIssue({
+            code: "custom",
+            path: ["cases", index, "checks", checkIndex, "expect"],
+            message:
+              "a judged check of a conversation case takes no expect of its own: give conversation.expect",
+          });
+        }
+      }
+      if (item.task !== "conversation") continue;
+      for (const name of item.conversation.dimensions ?? []) {
+        if (!rubric.has(name)) {
+          context.addIssue({
+            code: "custom",
+            path: ["cases", index, "conversation", "dimensions"],
+            message: notInRubric(name),
+          });
         }
       }
     }
@@ -312,6 +370,8 @@ export interface EvaluationSuite {
     template: string | undefined;
     rubric: RubricDimension[];
   };
+  /** The simulated user of conversation cases (`--simulated-user` overrides its route). */
+  simulatedUser: { route: RouteTarget | undefined };
   /** Cases with the suite's `everyCase` checks first. */
   cases: EvaluationCase[];
   /** SHA-256 (hex) of the file's bytes: which suite a stored run used. */
@@ -393,19 +453,20 @@ export function parseEvaluationSuite(text: string, where: string): EvaluationSui
     );
   }
   const suite = result.data;
-  const [judgeRoute] =
-    suite.judge.route === undefined ? [] : modelRouteSchema.parse([suite.judge.route]);
+  const targetOf = (route: string | undefined) =>
+    route === undefined ? undefined : modelRouteSchema.parse([route])[0];
   return {
     name: suite.name,
     description: suite.description ?? "",
     threshold: suite.threshold,
     refusalMarkers: suite.refusalMarkers,
     judge: {
-      route: judgeRoute,
+      route: targetOf(suite.judge.route),
       promptVersion: suite.judge.promptVersion,
       template: suite.judge.template,
       rubric: suite.judge.rubric ?? [...PERSONAGYM_DIMENSIONS],
     },
+    simulatedUser: { route: targetOf(suite.simulatedUser.route) },
     cases: suite.cases.map((item) => ({ ...item, checks: [...suite.everyCase, ...item.checks] })),
     hash: createHash("sha256").update(text).digest("hex"),
   };

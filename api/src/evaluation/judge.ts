@@ -4,7 +4,7 @@ import type { ModelRouter } from "../engine/model-router.js";
 import { compileSystemPrompt } from "../engine/system-prompt.js";
 import { describeTarget, type RouteTarget } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
-import type { EvaluationCase, RubricDimension } from "./evaluation-suite.js";
+import type { RubricDimension, SingleTurnCase } from "./evaluation-suite.js";
 import {
   type JudgePrompt,
   type JudgeScores,
@@ -32,7 +32,7 @@ export interface JudgeVerdict {
 }
 
 /** The conversation as the judge reads it: one `role: text` block per message. */
-function describeInput(evaluationCase: EvaluationCase): string {
+function describeInput(evaluationCase: SingleTurnCase): string {
   if (evaluationCase.task === "personify") return evaluationCase.source;
   return evaluationCase.messages
     .map((message) => `${message.role}: ${contentText(message.content)}`)
@@ -45,12 +45,15 @@ function describeInput(evaluationCase: EvaluationCase): string {
  * expected JSON comes back as `error` (the check then counts as an error,
  * not a crash).
  *
+ * @param evaluationCase - the case's history or source; a turn of a
+ *   conversation case is judged as a /generate history ending in that
+ *   turn's user message
  * @param signal - the evaluation's per-call deadline
  */
 export async function judgeReply(
   judge: Judge,
   persona: Persona,
-  evaluationCase: EvaluationCase,
+  evaluationCase: SingleTurnCase,
   reply: string,
   dimensions: readonly string[],
   expect: string | undefined,

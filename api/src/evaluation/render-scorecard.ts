@@ -1,42 +1,15 @@
 import { formatMoney } from "../billing/money.js";
 import type { CheckTally, EvaluationRun } from "./evaluation-run.js";
-import { type ComparedRow, meetsThreshold, type ScorecardComparison } from "./scorecard.js";
+import {
+  renderConversationComparison,
+  renderConversations,
+  simulatedUserLine,
+} from "./render-conversations.js";
+import { meetsThreshold, type ScorecardComparison } from "./scorecard.js";
+import { marker, percent, points, renderTable, rowMarker, score } from "./scorecard-format.js";
 
-function percent(rate: number | null): string {
-  if (rate === null) return "–";
-  const value = rate * 100;
-  return `${Number.isInteger(value) ? value : value.toFixed(1)}%`;
-}
-
-function score(value: number | null, digits = 2): string {
-  return value === null ? "–" : value.toFixed(digits);
-}
-
-/** Percentage points with their sign ("+12.5", "-100", "0"); "–" for none. */
-function points(value: number | null): string {
-  if (value === null) return "–";
-  if (value === 0) return "0";
-  const magnitude = Math.abs(value);
-  return `${value > 0 ? "+" : "-"}${Number.isInteger(magnitude) ? magnitude : magnitude.toFixed(1)}`;
-}
-
-/** Aligns rows of cells into columns separated by two spaces (first row: the header). */
-export function renderTable(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [index, cell] of row.entries()) {
-      widths[index] = Math.max(widths[index] ?? 0, [...cell].length);
-    }
-  }
-  return rows
-    .map((row) =>
-      row
-        .map((cell, index) => cell + " ".repeat((widths[index] ?? 0) - [...cell].length))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
+// The table layout, where persona-admin's commands have found it.
+export { renderTable } from "./scorecard-format.js";
 
 function counts(tally: CheckTally): string {
   const parts = [`${tally.passed}/${tally.passed + tally.failed + tally.errors}`];
@@ -63,17 +36,34 @@ function judgeLine(run: EvaluationRun): string {
     : `judge ${run.judge.route}, prompt ${run.judge.promptVersion} (${run.judge.promptHash})`;
 }
 
+/** The header lines of a run: who judges, and who plays the user of conversation cases. */
+function judgeLines(run: EvaluationRun): string[] {
+  const simulatedUser = simulatedUserLine(run);
+  return simulatedUser === undefined ? [judgeLine(run)] : [judgeLine(run), simulatedUser];
+}
+
+/** The operator's cost line: engine, judge and (when there was one) simulated user. */
+function costLine(run: EvaluationRun): string {
+  const cost = run.scorecard.costMicros;
+  const simulatedUser =
+    run.simulatedUser === null || run.simulatedUser === undefined
+      ? ""
+      : `, simulated user ${formatMoney(cost.simulatedUser ?? 0)}`;
+  return `operator cost ${formatMoney(cost.total)} (engine ${formatMoney(cost.engine)}, judge ${formatMoney(cost.judge)}${simulatedUser}), ${formatMoney(cost.perCaseRun)} per case run`;
+}
+
 /**
- * Renders one run's scorecard as text: per check, per dimension, latency,
- * cost, the verdict against the threshold, and why judged checks were
- * skipped when they were.
+ * Renders one run's scorecard as text: per check (a conversation case's
+ * over its turns), per dimension, per conversation case its turns, score
+ * and drift, latency, cost, the verdict against the threshold, and why
+ * judged checks or conversation cases were skipped when they were.
  */
 export function renderScorecard(run: EvaluationRun, threshold: number): string {
   const card = run.scorecard;
   const lines = [
     suiteLine(run),
     describeSubject(run),
-    judgeLine(run),
+    ...judgeLines(run),
     "",
     renderTable([
       ["check", "pass rate", "runs", "first problem"],
@@ -100,10 +90,12 @@ export function renderScorecard(run: EvaluationRun, threshold: number): string {
       ]),
     );
   }
+  const conversations = renderConversations(run);
+  if (conversations !== "") lines.push("", conversations);
   lines.push(
     "",
     `latency p50 ${Math.round(card.latencyMs.p50)} ms, p95 ${Math.round(card.latencyMs.p95)} ms; failed calls ${card.failedCalls}`,
-    `operator cost ${formatMoney(card.costMicros.total)} (engine ${formatMoney(card.costMicros.engine)}, judge ${formatMoney(card.costMicros.judge)}), ${formatMoney(card.costMicros.perCaseRun)} per case run`,
+    costLine(run),
     verdictLine(run, threshold),
   );
   return lines.join("\n");
@@ -114,25 +106,10 @@ function verdictLine(run: EvaluationRun, threshold: number): string {
   return `${verdict}: pass rate ${percent(run.scorecard.passRate)} (threshold ${percent(threshold)})`;
 }
 
-/**
- * The marker of a difference, relative to the baseline: "▲" the candidate
- * is better, "▼" worse, "" no difference, "≠" only one side has a figure.
- * `delta` is candidate − baseline where higher is better.
- */
-function marker(delta: number | null, candidate: unknown, baseline: unknown): string {
-  if (delta === null) return candidate === baseline ? "" : "≠";
-  return delta > 0 ? "▲" : delta < 0 ? "▼" : "";
-}
-
-function rowMarker(row: ComparedRow): string {
-  const sign = marker(row.delta, row.candidate, row.baseline);
-  return row.regressed ? `${sign} regressed` : sign;
-}
-
 /** The legend printed under a side-by-side scorecard. */
 export const COMPARISON_LEGEND = [
   "▲ the candidate is better than the baseline, ▼ the candidate is worse (lower pass rate or mean score; slower, costlier, more failed calls); ≠ only one side has a figure.",
-  "Δ: candidate − baseline in percentage points (a rubric mean 1–5 is scaled to 0–100: one score step is 25 points).",
+  "Δ: candidate − baseline in percentage points (a rubric mean 1–5, and a conversation's in-character score, is scaled to 0–100: one score step is 25 points).",
 ].join("\n");
 
 /**
@@ -160,7 +137,7 @@ export function renderComparison(
     `${suiteLine(candidate)}; both sides interleaved case by case`,
     `candidate: ${describeSubject(candidate)}`,
     `baseline: ${describeSubject(baseline)}`,
-    judgeLine(candidate),
+    ...judgeLines(candidate),
     "",
     renderTable([
       [
@@ -202,6 +179,8 @@ export function renderComparison(
       ]),
     );
   }
+  const conversations = renderConversationComparison(candidate, baseline, comparison);
+  if (conversations !== "") lines.push("", conversations);
   // Lower is better for these: the candidate is better when its figure is smaller.
   const lowerBetter = (mine: number, theirs: number) => marker(theirs - mine, mine, theirs);
   const passRates = c.passRate === null || b.passRate === null ? null : c.passRate - b.passRate;

@@ -1,9 +1,13 @@
+import { conversationDrift } from "./conversation-drift.js";
 import type {
   CaseRun,
+  CheckResult,
   CheckTally,
+  ConversationTally,
   DimensionTally,
   EvaluationRun,
   Scorecard,
+  TurnTally,
 } from "./evaluation-run.js";
 import type { EvaluationSuite } from "./evaluation-suite.js";
 
@@ -19,8 +23,100 @@ function mean(values: readonly number[]): number | null {
 }
 
 /**
+ * Why a check of a run did not pass: the call's failure, or the check's
+ * detail; in a conversation led by its turn ("turn 3: …"), a turn that
+ * failed giving its own failure.
+ */
+function problemOf(run: CaseRun, check: CheckResult): string {
+  if (check.turn === undefined) return run.error ?? check.detail;
+  const turn = run.conversation?.turns.find((record) => record.turn === check.turn);
+  return `turn ${check.turn}: ${turn?.error ?? check.detail}`;
+}
+
+/** Latencies of a run's engine calls: one, or a conversation's every turn that called the engine. */
+function engineLatencies(run: CaseRun): number[] {
+  if (run.conversation === undefined) return [run.latencyMs];
+  return run.conversation.turns
+    .filter((record) => record.user !== null)
+    .map((record) => record.latencyMs);
+}
+
+/** Whether a run's engine call failed (a conversation's: at its failed turn). */
+function engineFailed(run: CaseRun): boolean {
+  if (run.conversation === undefined) return run.error !== null;
+  return run.conversation.turns.some((record) => record.user !== null && record.error !== null);
+}
+
+/**
+ * Tallies a conversation case's runs: per turn (over the repeats) the
+ * checks' pass rate, the mean in-character score and the first problem;
+ * overall the pass rate, the mean in-character score, and the drift of the
+ * per-turn means.
+ */
+function tallyConversation(
+  caseId: string,
+  turnsPlanned: number,
+  runs: readonly CaseRun[],
+): ConversationTally {
+  const turns: TurnTally[] = [];
+  for (let turn = 1; turn <= turnsPlanned; turn++) {
+    const row: TurnTally = {
+      turn,
+      runs: 0,
+      passed: 0,
+      decided: 0,
+      passRate: null,
+      inCharacter: null,
+      firstProblem: null,
+    };
+    const scores: number[] = [];
+    for (const run of runs) {
+      const record = run.conversation?.turns.find((item) => item.turn === turn);
+      if (record === undefined) continue;
+      row.runs += 1;
+      if (record.inCharacter !== null) scores.push(record.inCharacter);
+      for (const check of run.checks) {
+        if (check.turn !== turn || check.outcome === "skipped") continue;
+        row.decided += 1;
+        if (check.outcome === "pass") row.passed += 1;
+        else row.firstProblem ??= record.error ?? `${check.label}: ${check.detail}`;
+      }
+      if (record.judgeError !== null) row.firstProblem ??= record.judgeError;
+    }
+    row.passRate = row.decided === 0 ? null : row.passed / row.decided;
+    row.inCharacter = mean(scores);
+    turns.push(row);
+  }
+  const passed = turns.reduce((sum, row) => sum + row.passed, 0);
+  const decided = turns.reduce((sum, row) => sum + row.decided, 0);
+  const every = runs.flatMap(
+    (run) =>
+      run.conversation?.turns.flatMap((record) =>
+        record.inCharacter === null ? [] : [record.inCharacter],
+      ) ?? [],
+  );
+  const ran = runs.filter((run) => run.conversation?.skipped === null);
+  return {
+    caseId,
+    turnsPlanned,
+    user: ran[0]?.conversation?.user ?? null,
+    skipped: ran.length === 0 ? (runs[0]?.conversation?.skipped ?? null) : null,
+    turns,
+    passRate: decided === 0 ? null : passed / decided,
+    inCharacter: mean(every),
+    drift: conversationDrift(
+      turns.flatMap((row) =>
+        row.inCharacter === null ? [] : [{ turn: row.turn, score: row.inCharacter }],
+      ),
+    ),
+    stopped: runs.filter((run) => run.error !== null).length,
+  };
+}
+
+/**
  * Aggregates case runs into a {@link Scorecard}. A check's first problem is
- * that of the first run (in the order of `runs`) where it failed or erred.
+ * that of the first run (in the order of `runs`) where it failed or erred;
+ * a conversation case's checks count once per turn.
  */
 export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[]): Scorecard {
   const tallies = new Map<string, CheckTally>();
@@ -52,12 +148,14 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
       else if (check.outcome === "error") tally.errors += 1;
       else tally.skipped += 1;
       if ((check.outcome === "fail" || check.outcome === "error") && tally.firstProblem === null) {
-        tally.firstProblem = run.error ?? check.detail;
+        tally.firstProblem = problemOf(run, check);
       }
+      // A conversation's turns are apart: the spread is over repeats of one turn.
+      const where = check.turn === undefined ? run.caseId : `${run.caseId}#${check.turn}`;
       for (const [name, score] of Object.entries(check.scores ?? {})) {
         const byCase = scores.get(name);
         if (byCase === undefined) continue;
-        byCase.set(run.caseId, [...(byCase.get(run.caseId) ?? []), score]);
+        byCase.set(where, [...(byCase.get(where) ?? []), score]);
       }
     }
   }
@@ -81,21 +179,36 @@ export function buildScorecard(suite: EvaluationSuite, runs: readonly CaseRun[])
       repeatSpread: mean([...byCase.values()].map((list) => Math.max(...list) - Math.min(...list))),
     };
   });
-  const latencies = runs.map((run) => run.latencyMs).sort((left, right) => left - right);
+  const latencies = runs.flatMap(engineLatencies).sort((left, right) => left - right);
   const engine = runs.reduce((sum, run) => sum + run.costMicros, 0);
   const judge = runs.reduce((sum, run) => sum + run.judgeCostMicros, 0);
+  const simulatedUser = runs.reduce((sum, run) => sum + (run.simulatedUserCostMicros ?? 0), 0);
+  const total = engine + judge + simulatedUser;
+  const conversations = suite.cases.flatMap((item) =>
+    item.task === "conversation"
+      ? [
+          tallyConversation(
+            item.id,
+            item.conversation.turns,
+            runs.filter((run) => run.caseId === item.id),
+          ),
+        ]
+      : [],
+  );
   return {
     passRate: decided === 0 ? null : passed / decided,
     checks: [...tallies.values()],
     dimensions,
     latencyMs: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
-    failedCalls: runs.filter((run) => run.error !== null).length,
+    failedCalls: runs.filter(engineFailed).length,
     costMicros: {
       engine,
       judge,
-      total: engine + judge,
-      perCaseRun: runs.length === 0 ? 0 : Math.round((engine + judge) / runs.length),
+      simulatedUser,
+      total,
+      perCaseRun: runs.length === 0 ? 0 : Math.round(total / runs.length),
     },
+    conversations,
   };
 }
 
@@ -120,16 +233,20 @@ export function rubricPercent(meanScore: number): number {
 const CHECK_EPSILON_POINTS = 1e-6;
 const DIMENSION_EPSILON_POINTS = rubricPercent(1.005);
 
-/** One row of a comparison: a check or a rubric dimension, both sides on the percent scale. */
+/**
+ * One row of a comparison: a check, a rubric dimension, or a conversation
+ * case's in-character score, both sides on the percent scale.
+ */
 export interface ComparedRow {
-  kind: "check" | "dimension";
-  /** The check's `caseId#index`, or the dimension's name. */
+  kind: "check" | "dimension" | "conversation";
+  /** The check's `caseId#index`, the dimension's name, or the conversation case's ID. */
   key: string;
-  /** `caseId › check label`, or the dimension's name. */
+  /** `caseId › check label`, the dimension's name, or `caseId › in-character`. */
   label: string;
   /**
    * The candidate's figure in percent: a check's pass rate, a dimension's
-   * mean by {@link rubricPercent}; null when never decided or scored.
+   * or a conversation's mean score by {@link rubricPercent}; null when never
+   * decided or scored.
    */
   candidate: number | null;
   /** The baseline's figure, as `candidate`. */
@@ -149,9 +266,11 @@ export interface ScorecardComparison {
   checks: ComparedRow[];
   /** Rubric dimensions scored on at least one side. */
   dimensions: ComparedRow[];
+  /** Conversation cases' mean in-character scores, scored on at least one side. */
+  conversations: ComparedRow[];
   /** The regression in points that fails the gate, or null when none was set. */
   maxRegression: number | null;
-  /** Rows (checks, then dimensions) that regressed by at least `maxRegression`. */
+  /** Rows (checks, dimensions, then conversations) that regressed by at least `maxRegression`. */
   regressions: ComparedRow[];
 }
 
@@ -163,6 +282,7 @@ function compareRow(
   baseline: number | null,
   maxRegression: number | null,
 ): ComparedRow {
+  // A conversation's score is a rubric mean too.
   const epsilon = kind === "check" ? CHECK_EPSILON_POINTS : DIMENSION_EPSILON_POINTS;
   const raw = candidate === null || baseline === null ? null : candidate - baseline;
   const delta = raw === null ? null : Math.abs(raw) < epsilon ? 0 : raw;
@@ -185,8 +305,9 @@ function compareRow(
 
 /**
  * Compares a candidate's scorecard with its baseline's (two runs of one
- * suite): every check's pass rate and every scored rubric dimension's mean,
- * both in percent, and which rows regressed.
+ * suite): every check's pass rate (a conversation's checks over its turns),
+ * every scored rubric dimension's mean and every conversation case's mean
+ * in-character score, all in percent, and which rows regressed.
  *
  * @param maxRegression - percentage points: a row of the candidate that far
  *   or further below the baseline's (and below at all) is a regression;
@@ -230,10 +351,30 @@ export function compareScorecards(
         maxRegression,
       ),
     );
+  const baselineConversations = new Map(
+    (baseline.conversations ?? []).map((tally) => [tally.caseId, tally]),
+  );
+  const conversations = (candidate.conversations ?? [])
+    .filter(
+      (tally) =>
+        tally.inCharacter !== null ||
+        (baselineConversations.get(tally.caseId)?.inCharacter ?? null) !== null,
+    )
+    .map((tally) =>
+      compareRow(
+        "conversation",
+        tally.caseId,
+        `${tally.caseId} › in-character`,
+        rubricOf(tally.inCharacter),
+        rubricOf(baselineConversations.get(tally.caseId)?.inCharacter),
+        maxRegression,
+      ),
+    );
   return {
     checks,
     dimensions,
+    conversations,
     maxRegression,
-    regressions: [...checks, ...dimensions].filter((row) => row.regressed),
+    regressions: [...checks, ...dimensions, ...conversations].filter((row) => row.regressed),
   };
 }

@@ -8,6 +8,14 @@ export type UpstreamBehaviour =
    * names the request's `seed` and `temperature` (or says there were none).
    */
   | { kind: "deterministic" }
+  /**
+   * A scripted model: each request's answer is computed from its body — a
+   * text (200), or an HTTP status to fail with.
+   */
+  | {
+      kind: "respond";
+      answer: (body: FakeUpstreamRequest) => { text: string } | { status: number };
+    }
   | { kind: "status"; status: number; headers?: Record<string, string> }
   | { kind: "hang" }
   /** Closes the connection without answering (the client sees a reset). */
@@ -17,6 +25,14 @@ export type UpstreamBehaviour =
   /** Answers 200 with a completion that carries no text. */
   | { kind: "empty"; shape: "blank-text" | "no-choices" | "null-content" };
 
+/** The body of a chat completion request, as the fake upstream records it. */
+export interface FakeUpstreamRequest {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  temperature?: number;
+  seed?: number;
+}
+
 /**
  * A fake model upstream speaking the chat completions protocol over real
  * HTTP on a loopback port: a test double for the OpenAI-compatible provider.
@@ -25,12 +41,7 @@ export interface FakeUpstream {
   /** Base URL including `/v1`, as the provider expects. */
   baseUrl: string;
   /** Bodies of the requests received, in order. */
-  requests: Array<{
-    model: string;
-    messages: Array<{ role: string; content: string }>;
-    temperature?: number;
-    seed?: number;
-  }>;
+  requests: FakeUpstreamRequest[];
   /** Authorization headers received, to check the upstream key is sent. */
   authorizations: string[];
   /** W3C `traceparent` headers received ("" when absent), to check traces reach the upstream. */
@@ -53,12 +64,19 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     close: async () => {},
   };
   const server = await startLoopbackServer((request, raw, response) => {
-    const body = JSON.parse(raw) as FakeUpstream["requests"][number];
+    const body = JSON.parse(raw) as FakeUpstreamRequest;
     upstream.requests.push(body);
     upstream.authorizations.push(request.headers.authorization ?? "");
     const traceparent = request.headers.traceparent;
     upstream.traceparents.push(typeof traceparent === "string" ? traceparent : "");
-    const behaviour = upstream.behaviour;
+    let behaviour = upstream.behaviour;
+    if (behaviour.kind === "respond") {
+      const answer = behaviour.answer(body);
+      behaviour =
+        "status" in answer
+          ? { kind: "status", status: answer.status }
+          : { kind: "reply", text: answer.text };
+    }
     if (behaviour.kind === "hang") {
       response.once("close", () => {
         if (!response.writableFinished) upstream.abandoned += 1;
