@@ -9,7 +9,6 @@
  */
 import { startBackup } from "./backup.js";
 import { checkpoint } from "./checkpoints.js";
-import { isDurable, runBatch } from "./write-batch.js";
 import { LOCK_RETRY_MS, lockWaitStart } from "./lock-wait.js";
 import { queue, scheduleDrain } from "./request-queue.js";
 import {
@@ -22,6 +21,7 @@ import { answerError, post } from "./worker-answers.js";
 import { isClosing, isWriter, options } from "./worker-context.js";
 import type { WorkerRequest } from "./worker-protocol.js";
 import { isPlainRead, runQuery } from "./worker-statements.js";
+import { isDurable, runBatch } from "./write-batch.js";
 
 /** Answers requests whose deadline passed while they waited; they never run. */
 function expire(now: number): void {
