@@ -2,7 +2,7 @@ import os from "node:os";
 import { type Command, CommanderError } from "commander";
 import { describeTarget } from "../personas/model-route.js";
 import type { Persona, PersonaVersion } from "../personas/persona.js";
-import { PersonaVersionError, type VersionSelector } from "../personas/persona-store.js";
+import { PersonaVersionError, type VersionSelector } from "../personas/persona-versions.js";
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
 import { personaDiff } from "./persona-diff.js";
