@@ -123,6 +123,33 @@ export class PersonaVersionStore extends PersonaRecordStore {
   }
 
   /**
+   * Locks the persona (see {@link lock}) and reads its version `version`,
+   * which must not be the live one (promote, rollback).
+   *
+   * @returns undefined when no persona has this ID
+   * @throws {PersonaVersionError} `unknown_version`; `already_live`
+   */
+  private async lockWithVersion(
+    transaction: Executor,
+    id: string,
+    version: number,
+    now: string,
+  ): Promise<
+    { locked: { row: PersonasTable; latest: number }; row: PersonaVersionsTable } | undefined
+  > {
+    const locked = await this.lock(transaction, id, now);
+    if (locked === undefined) return undefined;
+    const row = await versionRow(transaction, id, version);
+    if (row === undefined) {
+      throw new PersonaVersionError("unknown_version", `persona ${id} has no version ${version}`);
+    }
+    if (Number(locked.row.live_version) === version) {
+      throw new PersonaVersionError("already_live", `version ${version} is already live`);
+    }
+    return { locked, row };
+  }
+
+  /**
    * Makes a new version of a persona from the live version with `change`
    * applied: live at once, or a draft with `options.draft`. Nothing is
    * written when the result equals the live version and `options.releaseNote`
@@ -195,15 +222,9 @@ export class PersonaVersionStore extends PersonaRecordStore {
   ): Promise<PersonaVersion | undefined> {
     const now = new Date().toISOString();
     return this.database.transaction().execute(async (transaction) => {
-      const locked = await this.lock(transaction, id, now);
-      if (locked === undefined) return undefined;
-      const row = await versionRow(transaction, id, version);
-      if (row === undefined) {
-        throw new PersonaVersionError("unknown_version", `persona ${id} has no version ${version}`);
-      }
-      if (Number(locked.row.live_version) === version) {
-        throw new PersonaVersionError("already_live", `version ${version} is already live`);
-      }
+      const found = await this.lockWithVersion(transaction, id, version, now);
+      if (found === undefined) return undefined;
+      const { locked, row } = found;
       if (row.promoted_at !== null) {
         throw new PersonaVersionError(
           "not_draft",
@@ -248,15 +269,9 @@ export class PersonaVersionStore extends PersonaRecordStore {
   ): Promise<PersonaVersion | undefined> {
     const now = new Date().toISOString();
     return this.database.transaction().execute(async (transaction) => {
-      const locked = await this.lock(transaction, id, now);
-      if (locked === undefined) return undefined;
-      const target = await versionRow(transaction, id, version);
-      if (target === undefined) {
-        throw new PersonaVersionError("unknown_version", `persona ${id} has no version ${version}`);
-      }
-      if (Number(locked.row.live_version) === version) {
-        throw new PersonaVersionError("already_live", `version ${version} is already live`);
-      }
+      const found = await this.lockWithVersion(transaction, id, version, now);
+      if (found === undefined) return undefined;
+      const { locked, row: target } = found;
       const content = contentOf(target);
       const next = locked.latest + 1;
       // Rolling back to the canary's version makes its content live: the canary is finished.

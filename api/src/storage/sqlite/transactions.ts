@@ -5,14 +5,14 @@
  */
 
 import { noticeChanges } from "./change-notices.js";
-import { makeRoom } from "./disk-full.js";
 import { fencedFailure, isFenced } from "./fencing.js";
 import { beginImmediate } from "./lock-wait.js";
 import { queue, scheduleDrain } from "./request-queue.js";
 import { answerError, post } from "./worker-answers.js";
-import { connection, exec, rollbackQuietly, setSynchronous } from "./worker-connection.js";
+import { connection, exec, rollbackQuietly } from "./worker-connection.js";
 import type { TransactionRequest } from "./worker-protocol.js";
 import { runQuery } from "./worker-statements.js";
+import { beforeWrite } from "./write-batch.js";
 import { reportFailure, reportSuccess } from "./write-failures.js";
 
 /** A transaction may sit idle this long before the worker rolls it back. */
@@ -104,8 +104,7 @@ export function startTransaction(request: TransactionRequest): boolean {
     abandoned.add(request.transaction);
     return true;
   }
-  setSynchronous("FULL");
-  makeRoom(Date.now());
+  beforeWrite("FULL");
   try {
     if (!beginImmediate()) return false;
   } catch (error) {

@@ -49,25 +49,20 @@ export function executedStatements(): number {
   return executed;
 }
 
+/** The methods of a prepared statement that execute it. */
+const EXECUTING_METHODS = ["run", "get", "all", "iterate"] as const;
+
 /** Makes a prepared statement count its executions in {@link executed}. */
 function counted(statement: Statement): Statement {
-  const { run, get, all, iterate } = statement;
-  statement.run = (...parameters: unknown[]) => {
-    executed += 1;
-    return run.apply(statement, parameters);
-  };
-  statement.get = (...parameters: unknown[]) => {
-    executed += 1;
-    return get.apply(statement, parameters);
-  };
-  statement.all = (...parameters: unknown[]) => {
-    executed += 1;
-    return all.apply(statement, parameters);
-  };
-  statement.iterate = (...parameters: unknown[]) => {
-    executed += 1;
-    return iterate.apply(statement, parameters);
-  };
+  for (const method of EXECUTING_METHODS) {
+    const original = statement[method] as (...parameters: unknown[]) => unknown;
+    Object.assign(statement, {
+      [method]: (...parameters: unknown[]) => {
+        executed += 1;
+        return original.apply(statement, parameters);
+      },
+    });
+  }
   return statement;
 }
 

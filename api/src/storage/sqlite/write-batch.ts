@@ -28,6 +28,16 @@ export function isDurable(request: WorkerRequest): boolean {
   return request.kind !== "admit" && request.kind !== "release";
 }
 
+/**
+ * What comes before `BEGIN IMMEDIATE` of a write: the `synchronous` level
+ * (NORMAL for a batch, whose fsync follows on its own; FULL for a Kysely
+ * transaction), and room on a full disk.
+ */
+export function beforeWrite(level: "FULL" | "NORMAL"): void {
+  setSynchronous(level);
+  makeRoom(Date.now());
+}
+
 /** Runs a group of writes in one transaction; false when the lock is held elsewhere. */
 export function runBatch(batch: WorkerRequest[]): boolean {
   if (isFenced()) {
@@ -37,8 +47,7 @@ export function runBatch(batch: WorkerRequest[]): boolean {
   // Every batch commits without an fsync; a durable one is answered only after
   // the write-ahead log has been synced (wal-sync.ts), without holding the
   // write lock or this thread meanwhile.
-  setSynchronous("NORMAL");
-  makeRoom(Date.now());
+  beforeWrite("NORMAL");
   try {
     if (!beginImmediate()) return false;
   } catch (error) {
