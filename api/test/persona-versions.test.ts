@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { PersonaVersionError } from "../src/personas/persona-store.js";
+import { PersonaVersionError } from "../src/personas/persona-versions.js";
 import { readExamplePersona } from "../src/seed/demo-seed.js";
 import type { Services } from "../src/services.js";
 import { describeEachDialect } from "./support/test-databases.js";

@@ -8,6 +8,7 @@ import {
 } from "../personas/persona-canary-store.js";
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
+import { personaCall } from "./persona-call.js";
 import {
   checkVersionRoute,
   FORCE_HELP,
@@ -141,20 +142,9 @@ function statusText(status: PersonaStatus): string {
   return lines.join("\n");
 }
 
-async function canaryCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
-  let result: T | undefined;
-  try {
-    result = await call();
-  } catch (error) {
-    if (error instanceof PersonaCanaryError) {
-      throw new CommanderError(1, `persona.${error.code}`, error.message);
-    }
-    throw error;
-  }
-  if (result === undefined) {
-    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
-  }
-  return result;
+/** Runs a store call, turning a refused canary operation into the CLI's error. */
+function canaryCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
+  return personaCall(call, id, PersonaCanaryError);
 }
 
 /**

@@ -2,9 +2,10 @@ import os from "node:os";
 import { type Command, CommanderError } from "commander";
 import { describeTarget } from "../personas/model-route.js";
 import type { Persona, PersonaVersion } from "../personas/persona.js";
-import { PersonaVersionError, type VersionSelector } from "../personas/persona-store.js";
+import { PersonaVersionError, type VersionSelector } from "../personas/persona-versions.js";
 import type { Services } from "../services.js";
 import { textTable } from "./admin-output.js";
+import { personaCall } from "./persona-call.js";
 import { personaDiff } from "./persona-diff.js";
 import { parseReleaseNote } from "./release-note-option.js";
 import { requireServableRoute, type ServableRoute } from "./route-options.js";
@@ -50,20 +51,8 @@ function historyTable(versions: readonly PersonaVersion[]): string {
 }
 
 /** Runs a store call, turning a refused version operation into the CLI's error. */
-async function versionCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
-  let result: T | undefined;
-  try {
-    result = await call();
-  } catch (error) {
-    if (error instanceof PersonaVersionError) {
-      throw new CommanderError(1, `persona.${error.code}`, error.message);
-    }
-    throw error;
-  }
-  if (result === undefined) {
-    throw new CommanderError(1, "persona.unknown", `no persona with ID ${id}`);
-  }
-  return result;
+function versionCall<T>(call: () => Promise<T | undefined>, id: string): Promise<T> {
+  return personaCall(call, id, PersonaVersionError);
 }
 
 async function personaAt(services: Services, id: string, at: VersionSelector): Promise<Persona> {

@@ -1,7 +1,5 @@
-import { Router } from "express";
-import { jsonEndpoint } from "../http/json-body.js";
-import { apiCaller } from "../pipeline/authorize.js";
-import { serveMetered } from "../pipeline/metered-request.js";
+import type { Router } from "express";
+import { meteredApiRouter } from "../pipeline/metered-api-router.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { completionsEndpoint } from "./completions-endpoint.js";
 
@@ -12,11 +10,5 @@ import { completionsEndpoint } from "./completions-endpoint.js";
  * (pipeline/metered-request.ts).
  */
 export function createCompletionsRouter(context: PipelineContext, bodyLimit: number): Router {
-  const router = Router();
-  router.post("/completions", ...jsonEndpoint("completions", bodyLimit), (request, response) =>
-    serveMetered(context, completionsEndpoint, request, response, (incoming) =>
-      apiCaller(context, incoming),
-    ),
-  );
-  return router;
+  return meteredApiRouter(context, bodyLimit, "/completions", "completions", completionsEndpoint);
 }

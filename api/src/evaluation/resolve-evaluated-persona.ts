@@ -1,5 +1,6 @@
 import type { Persona } from "../personas/persona.js";
-import type { PersonaStore, VersionSelector } from "../personas/persona-store.js";
+import type { PersonaStore } from "../personas/persona-store.js";
+import type { VersionSelector } from "../personas/persona-versions.js";
 
 /** Which version of a persona to evaluate: a version number, the newest draft, or (undefined or `"live"`) the live one. */
 export type EvaluatedVersion = VersionSelector | undefined;

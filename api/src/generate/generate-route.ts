@@ -1,7 +1,5 @@
-import { Router } from "express";
-import { jsonEndpoint } from "../http/json-body.js";
-import { apiCaller } from "../pipeline/authorize.js";
-import { serveMetered } from "../pipeline/metered-request.js";
+import type { Router } from "express";
+import { meteredApiRouter } from "../pipeline/metered-api-router.js";
 import type { PipelineContext } from "../pipeline/pipeline-context.js";
 import { generateEndpoint } from "./generate-endpoint.js";
 
@@ -13,11 +11,5 @@ import { generateEndpoint } from "./generate-endpoint.js";
  * request pipeline (pipeline/metered-request.ts).
  */
 export function createGenerateRouter(context: PipelineContext, bodyLimit: number): Router {
-  const router = Router();
-  router.post("/generate", ...jsonEndpoint("native", bodyLimit), (request, response) =>
-    serveMetered(context, generateEndpoint, request, response, (incoming) =>
-      apiCaller(context, incoming),
-    ),
-  );
-  return router;
+  return meteredApiRouter(context, bodyLimit, "/generate", "native", generateEndpoint);
 }

@@ -4,6 +4,7 @@ import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
 import { generateApiKey, hashApiKey, maskApiKey } from "./api-key.js";
+import type { ApiKeysTable } from "./key-tables.js";
 
 /** An API key's record: never the key itself. */
 export interface ApiKeyRecord {
@@ -15,6 +16,19 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+}
+
+/** An `api_keys` row as the record of its key (never the key itself: only its hash is stored). */
+function toApiKeyRecord(row: ApiKeysTable): ApiKeyRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    masked: row.masked,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
 }
 
 /** A key found by its hash, with its account's status. */
@@ -115,13 +129,7 @@ export class KeyStore {
       .executeTakeFirst();
     if (row === undefined) return undefined;
     return {
-      id: row.id,
-      accountId: row.account_id,
-      name: row.name,
-      masked: row.masked,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-      revokedAt: row.revoked_at,
+      ...toApiKeyRecord(row),
       accountStatus: row.account_status,
       rateLimitOverrides: {
         key: { minute: row.rate_limit_minute, hour: row.rate_limit_hour, day: row.rate_limit_day },
@@ -155,15 +163,7 @@ export class KeyStore {
     let query = this.database.selectFrom("api_keys").selectAll();
     if (accountId !== undefined) query = query.where("account_id", "=", accountId);
     const rows = await query.orderBy("created_at").orderBy("id").execute();
-    return rows.map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      name: row.name,
-      masked: row.masked,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-      revokedAt: row.revoked_at,
-    }));
+    return rows.map(toApiKeyRecord);
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { Database } from "../storage/database.js";
 import type { RateLimits, WindowName } from "../storage/rate-limit-buckets.js";
-import { type RateLimitOverrides, resolveRateLimits } from "./rate-limit-windows.js";
+import { resolveRateLimits } from "./rate-limit-windows.js";
 
 /** Limits to set: a number raises or lowers a window, null goes back to the level below. */
 export type RateLimitChange = Partial<Record<WindowName, number | null>>;
@@ -14,6 +14,32 @@ function columns(change: RateLimitChange) {
     set[`rate_limit_${window}`] = value;
   }
   return set;
+}
+
+/**
+ * The operator's rate-limit overrides of a key and of its account, as
+ * columns of `api_keys` joined with `accounts` (null: not overridden).
+ */
+export const OVERRIDE_COLUMNS = [
+  "api_keys.rate_limit_minute as key_minute",
+  "api_keys.rate_limit_hour as key_hour",
+  "api_keys.rate_limit_day as key_day",
+  "accounts.rate_limit_minute as account_minute",
+  "accounts.rate_limit_hour as account_hour",
+  "accounts.rate_limit_day as account_day",
+] as const;
+
+/** The name a selected column is read under (`… as name`). */
+type AliasOf<Column> = Column extends `${string} as ${infer Alias}` ? Alias : never;
+
+/** The rate limits in force for a row selected with {@link OVERRIDE_COLUMNS}. */
+export function limitsOfRow(
+  row: Record<AliasOf<(typeof OVERRIDE_COLUMNS)[number]>, number | null>,
+): RateLimits {
+  return resolveRateLimits(
+    { minute: row.key_minute, hour: row.key_hour, day: row.key_day },
+    { minute: row.account_minute, hour: row.account_hour, day: row.account_day },
+  );
 }
 
 /**
@@ -64,28 +90,11 @@ export class LimitsStore {
     const row = await this.database
       .selectFrom("api_keys")
       .innerJoin("accounts", "accounts.id", "api_keys.account_id")
-      .select([
-        "api_keys.rate_limit_minute as key_minute",
-        "api_keys.rate_limit_hour as key_hour",
-        "api_keys.rate_limit_day as key_day",
-        "accounts.rate_limit_minute as account_minute",
-        "accounts.rate_limit_hour as account_hour",
-        "accounts.rate_limit_day as account_day",
-      ])
+      .select(OVERRIDE_COLUMNS)
       .where("api_keys.id", "=", apiKeyId)
       .executeTakeFirst();
     if (row === undefined) return undefined;
-    const key: RateLimitOverrides = {
-      minute: row.key_minute,
-      hour: row.key_hour,
-      day: row.key_day,
-    };
-    const account: RateLimitOverrides = {
-      minute: row.account_minute,
-      hour: row.account_hour,
-      day: row.account_day,
-    };
-    return resolveRateLimits(key, account);
+    return limitsOfRow(row);
   }
 
   /**

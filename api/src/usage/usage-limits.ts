@@ -1,5 +1,6 @@
 import type { RateLimit } from "@persona-reply/shared";
-import { describeWindows, resolveRateLimits } from "../rate-limits/rate-limit-windows.js";
+import { limitsOfRow, OVERRIDE_COLUMNS } from "../rate-limits/limits-store.js";
+import { describeWindows } from "../rate-limits/rate-limit-windows.js";
 import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { keyBucket } from "../rate-limits/rate-limiter.js";
 import type { Database } from "../storage/store.js";
@@ -36,12 +37,7 @@ export async function readKeyWindows(
       "api_keys.id as id",
       "api_keys.name as name",
       "api_keys.masked as masked",
-      "api_keys.rate_limit_minute as key_minute",
-      "api_keys.rate_limit_hour as key_hour",
-      "api_keys.rate_limit_day as key_day",
-      "accounts.rate_limit_minute as account_minute",
-      "accounts.rate_limit_hour as account_hour",
-      "accounts.rate_limit_day as account_day",
+      ...OVERRIDE_COLUMNS,
     ])
     .where("api_keys.account_id", "=", accountId)
     .where("api_keys.revoked_at", "is", null)
@@ -51,10 +47,7 @@ export async function readKeyWindows(
   const counters = await limiter.peek(keys.map((key) => keyBucket(key.id)));
   const fresh = { start: -Infinity, count: 0 };
   return keys.map((key) => {
-    const limits = resolveRateLimits(
-      { minute: key.key_minute, hour: key.key_hour, day: key.key_day },
-      { minute: key.account_minute, hour: key.account_hour, day: key.account_day },
-    );
+    const limits = limitsOfRow(key);
     const stored = counters.get(keyBucket(key.id)) ?? { minute: fresh, hour: fresh, day: fresh };
     return {
       keyId: key.id,

@@ -1,4 +1,6 @@
+import type { CallState } from "../use-route-call.js";
 import { ChunkBubbles } from "./chunk-bubbles.js";
+import { ErrorNotice } from "./error-notice.js";
 
 /** What a one-shot page shows once the persona answered: the text, its chunks, the persona. */
 export interface ResultCardProps {
@@ -30,5 +32,42 @@ export function ResultCard({ title, chunksLabel, text, chunks, model, sequence }
         Persona <code>{model}</code>
       </p>
     </div>
+  );
+}
+
+/** What {@link ResultSection} shows: a call's state, and how to name and read its answer. */
+export interface ResultSectionProps<T extends { chunks: string[]; model: string }> {
+  /** The call's state (use-route-call.ts). */
+  state: CallState<T>;
+  /** Heading of the card and accessible name of the section, e.g. "Reply". */
+  title: string;
+  /** Accessible name of the chunk list, e.g. "Reply chunks". */
+  chunksLabel: string;
+  /** The answer's text, e.g. the reply or the rewritten text. */
+  textOf: (value: T) => string;
+}
+
+/** The live region under a one-shot page's form: the error, the answer card, or nothing yet. */
+export function ResultSection<T extends { chunks: string[]; model: string }>({
+  state,
+  title,
+  chunksLabel,
+  textOf,
+}: ResultSectionProps<T>) {
+  return (
+    <section className="result" aria-live="polite" aria-label={title}>
+      {state.status === "failed" ? (
+        <ErrorNotice error={state.error} />
+      ) : state.status === "done" ? (
+        <ResultCard
+          title={title}
+          chunksLabel={chunksLabel}
+          text={textOf(state.value)}
+          chunks={state.value.chunks}
+          model={state.value.model}
+          sequence={state.sequence}
+        />
+      ) : null}
+    </section>
   );
 }

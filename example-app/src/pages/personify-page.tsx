@@ -1,8 +1,7 @@
 import { type FormEvent, useId, useState } from "react";
 import type { PersonifyResponse } from "../../server/route-types.js";
-import { ErrorNotice } from "../components/error-notice.js";
 import { PersonaIdField, personaIdOf } from "../components/persona-id-field.js";
-import { ResultCard } from "../components/result-card.js";
+import { ResultSection } from "../components/result-card.js";
 import { PageHeading } from "../page-heading.js";
 import { useRouteCall } from "../use-route-call.js";
 
@@ -47,20 +46,12 @@ export function PersonifyPage() {
           {pending ? "Rewriting…" : "Rewrite in the persona's voice"}
         </button>
       </form>
-      <section className="result" aria-live="polite" aria-label="Rewritten text">
-        {state.status === "failed" ? (
-          <ErrorNotice error={state.error} />
-        ) : state.status === "done" ? (
-          <ResultCard
-            title="Rewritten text"
-            chunksLabel="Rewritten chunks"
-            text={state.value.personified}
-            chunks={state.value.chunks}
-            model={state.value.model}
-            sequence={state.sequence}
-          />
-        ) : null}
-      </section>
+      <ResultSection
+        state={state}
+        title="Rewritten text"
+        chunksLabel="Rewritten chunks"
+        textOf={(value) => value.personified}
+      />
     </>
   );
 }

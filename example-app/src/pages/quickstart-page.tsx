@@ -1,8 +1,7 @@
 import { type FormEvent, useId, useState } from "react";
 import type { QuickstartResponse } from "../../server/route-types.js";
-import { ErrorNotice } from "../components/error-notice.js";
 import { PersonaIdField, personaIdOf } from "../components/persona-id-field.js";
-import { ResultCard } from "../components/result-card.js";
+import { ResultSection } from "../components/result-card.js";
 import { PageHeading } from "../page-heading.js";
 import { useRouteCall } from "../use-route-call.js";
 
@@ -47,20 +46,12 @@ export function QuickstartPage() {
           {pending ? "Waiting for the persona…" : "Get a reply"}
         </button>
       </form>
-      <section className="result" aria-live="polite" aria-label="Reply">
-        {state.status === "failed" ? (
-          <ErrorNotice error={state.error} />
-        ) : state.status === "done" ? (
-          <ResultCard
-            title="Reply"
-            chunksLabel="Reply chunks"
-            text={state.value.text}
-            chunks={state.value.chunks}
-            model={state.value.model}
-            sequence={state.sequence}
-          />
-        ) : null}
-      </section>
+      <ResultSection
+        state={state}
+        title="Reply"
+        chunksLabel="Reply chunks"
+        textOf={(value) => value.text}
+      />
     </>
   );
 }

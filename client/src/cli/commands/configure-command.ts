@@ -17,7 +17,7 @@ import { maskApiKey } from "../../settings/mask-api-key.js";
 import type { CliContext } from "../cli-context.js";
 import { printJson, printLines } from "../cli-context.js";
 import { checkApiKey, readHiddenLine, readStandardInput } from "../read-input.js";
-import { UsageError } from "../usage-error.js";
+import { asUsage, UsageError } from "../usage-error.js";
 
 interface ConfigureFlags {
   apiKeyStdin?: boolean;
@@ -31,16 +31,6 @@ interface ConfigureFlags {
 }
 
 const ENVIRONMENT_OVERRIDES = ["SERVICE_API_KEY", "SERVICE_PERSONA_ID", "SERVICE_BASE_URL"];
-
-/** Turns a ConfigurationError about a flag's value into the usage error it is here. */
-function asUsage<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof ConfigurationError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 async function readKey(context: CliContext, flags: ConfigureFlags): Promise<string | undefined> {
   if (flags.apiKeyEnv !== undefined) {

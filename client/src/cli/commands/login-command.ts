@@ -1,7 +1,7 @@
 import os from "node:os";
 import { personaIdSchema } from "@persona-reply/shared";
 import type { Command } from "commander";
-import { ConfigurationError, TimeoutError } from "../../errors/client-errors.js";
+import { TimeoutError } from "../../errors/client-errors.js";
 import { loginWithBrowser } from "../../login/browser-login.js";
 import { parseCallbackPort } from "../../login/callback-server.js";
 import { BrowserLoginError } from "../../login/login-errors.js";
@@ -20,7 +20,7 @@ import { DEFAULT_BASE_URL, normalizeBaseUrl } from "../../settings/base-url.js";
 import { present } from "../../settings/environment.js";
 import type { CliContext } from "../cli-context.js";
 import { printJson, printLines } from "../cli-context.js";
-import { UsageError } from "../usage-error.js";
+import { asUsage, UsageError } from "../usage-error.js";
 
 interface LoginFlags {
   personaId?: string;
@@ -40,16 +40,6 @@ const CALLBACK_PORT_USAGE = "--callback-port takes a port number from 1 to 65535
 
 /** Longest wait `--timeout` accepts: one hour. */
 const MAX_TIMEOUT_SECONDS = 3600;
-
-/** Turns a ConfigurationError about a flag's value into the usage error it is here. */
-function asUsage<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof ConfigurationError) throw new UsageError(error.message);
-    throw error;
-  }
-}
 
 /** The key's default name: says which tool on which computer holds it (shown in /keys). */
 function defaultKeyName(): string {
