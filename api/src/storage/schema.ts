@@ -3,6 +3,7 @@ import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
 import type { InstanceTables } from "../instances/instance-tables.js";
 import type { LoginTables } from "../login/login-tables.js";
+import type { OAuthTables } from "../oauth/oauth-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
@@ -17,7 +18,8 @@ export interface DatabaseSchema
     UsageTables,
     EvaluationTables,
     LoginTables,
-    InstanceTables {
+    InstanceTables,
+    OAuthTables {
   accounts: AccountsTable;
   personas: PersonasTable;
   persona_versions: PersonaVersionsTable;
