@@ -1,21 +1,26 @@
+import { createHash, randomBytes } from "node:crypto";
+import http from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createPersonaServer } from "@persona-reply/mcp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedInClient } from "./support/login-consent.js";
-import { approveInBrowser, codeOf, MemoryOAuthProvider } from "./support/oauth-app.js";
+import {
+  APP_CALLBACK,
+  approveInBrowser,
+  codeOf,
+  MemoryOAuthProvider,
+} from "./support/oauth-app.js";
 import type { PageClient } from "./support/page-client.js";
 import { startTestService, type TestService } from "./support/test-service.js";
 
 let service: TestService;
 let browser: PageClient;
-let logLines: string[];
 
 beforeAll(async () => {
   service = await startTestService();
   browser = await signedInClient(service);
-  logLines = [];
 });
 afterAll(() => service.stop());
 
@@ -187,7 +192,11 @@ function tokenRequest(form: Record<string, string>): Promise<Response> {
   });
 }
 
-function callWith(token: string, headers: Record<string, string> = {}): Promise<Response> {
+function callWith(
+  token: string,
+  headers: Record<string, string> = {},
+  method: "tools/call" | "tools/list" = "tools/call",
+): Promise<Response> {
   return fetch(mcpUrl(), {
     method: "POST",
     headers: {
@@ -199,8 +208,265 @@ function callWith(token: string, headers: Record<string, string> = {}): Promise<
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
-      method: "tools/call",
-      params: { name: "generate", arguments: { message: "Hi" } },
+      method,
+      ...(method === "tools/call"
+        ? { params: { name: "generate", arguments: { message: "Hi" } } }
+        : {}),
     }),
   });
+}
+
+/** A client registered by RFC 7591, as a raw HTTP call. */
+async function register(redirectUris: string[] = [APP_CALLBACK]): Promise<Response> {
+  return fetch(`${service.url}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Hostile test app",
+      redirect_uris: redirectUris,
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+    }),
+  });
+}
+
+/** One PKCE pair (RFC 7636 S256). */
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  return { verifier, challenge };
+}
+
+function authorizePath(clientId: string, challenge: string, values: Record<string, string> = {}) {
+  return `/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: APP_CALLBACK,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s-1",
+    resource: `${service.url}/mcp`,
+    ...values,
+  })}`;
+}
+
+/** Registration, consent and a code, by hand. */
+async function approvedCode() {
+  const client = (await (await register()).json()) as { client_id: string };
+  const { verifier, challenge } = pkce();
+  const answer = await approveInBrowser(
+    browser,
+    service.url + authorizePath(client.client_id, challenge),
+    service.persona.id,
+  );
+  return { clientId: client.client_id, verifier, code: codeOf(answer) };
+}
+
+async function exchange(
+  flow: { clientId: string; verifier: string; code: string },
+  extra: Record<string, string> = {},
+) {
+  return tokenRequest({
+    grant_type: "authorization_code",
+    client_id: flow.clientId,
+    code: flow.code,
+    code_verifier: flow.verifier,
+    redirect_uri: APP_CALLBACK,
+    resource: `${service.url}/mcp`,
+    ...extra,
+  });
+}
+
+async function tokensOf(response: Response) {
+  expect(response.status).toBe(200);
+  return (await response.json()) as { access_token: string; refresh_token: string };
+}
+
+async function expectOAuthError(response: Response, error: string, secrets: string[] = []) {
+  expect(response.status).toBe(400);
+  const text = await response.text();
+  expect((JSON.parse(text) as { error: string }).error).toBe(error);
+  for (const secret of secrets) expect(text).not.toContain(secret);
+}
+
+/** A request with a Host header of our choosing (fetch cannot set one). */
+function withHost(pathname: string, host: string, method = "GET"): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      new URL(pathname, service.url),
+      { method, headers: { host, "content-type": "application/json" } },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
+    request.on("error", reject);
+    request.end(method === "POST" ? "{}" : undefined);
+  });
+}
+
+describe("hostile cases: each refused as OAuth 2.1 says, nothing charged", () => {
+  let rowsBefore = 0;
+  beforeAll(async () => {
+    rowsBefore = (await usageRows()).length;
+  });
+  afterAll(async () => {
+    expect((await usageRows()).length).toBe(rowsBefore);
+  });
+
+  it("refuses a wrong PKCE verifier (invalid_grant)", async () => {
+    const flow = await approvedCode();
+    await expectOAuthError(
+      await exchange({ ...flow, verifier: pkce().verifier }),
+      "invalid_grant",
+      [flow.code],
+    );
+  });
+
+  it("refuses a code used twice and revokes what the first use issued", async () => {
+    const flow = await approvedCode();
+    const first = await tokensOf(await exchange(flow));
+    await expectOAuthError(await exchange(flow), "invalid_grant", [flow.code]);
+    expect((await callWith(first.access_token)).status).toBe(401);
+  });
+
+  it("refuses a redirect URI that was not registered, or differs at the token endpoint", async () => {
+    const client = (await (await register()).json()) as { client_id: string };
+    const { challenge } = pkce();
+    const unregistered = await browser.request(
+      authorizePath(client.client_id, challenge, { redirect_uri: "https://evil.example/cb" }),
+    );
+    expect(unregistered.status).toBe(400);
+    expect(unregistered.headers.get("location")).toBeNull();
+    // Another port on the same loopback callback is fine (RFC 8252 §7.3).
+    const otherPort = await browser.request(
+      authorizePath(client.client_id, challenge, {
+        redirect_uri: "http://127.0.0.1:40001/callback",
+      }),
+    );
+    expect(otherPort.status).toBe(302);
+    const flow = await approvedCode();
+    await expectOAuthError(
+      await exchange(flow, { redirect_uri: "http://127.0.0.1:40001/callback" }),
+      "invalid_grant",
+    );
+    // Registration takes https or loopback redirect URIs only.
+    await expectOAuthError(await register(["http://evil.example/cb"]), "invalid_client_metadata");
+  });
+
+  it("refuses another resource (invalid_target) and a token bound to another one (401)", async () => {
+    const client = (await (await register()).json()) as { client_id: string };
+    const { challenge } = pkce();
+    const other = await browser.request(
+      authorizePath(client.client_id, challenge, { resource: "https://other.example/mcp" }),
+    );
+    expect(other.status).toBe(302);
+    expect(new URL(other.headers.get("location") ?? "").searchParams.get("error")).toBe(
+      "invalid_target",
+    );
+    const flow = await approvedCode();
+    await expectOAuthError(
+      await exchange(flow, { resource: "https://other.example/mcp" }),
+      "invalid_target",
+    );
+    const tokens = await tokensOf(await exchange({ ...(await approvedCode()) }));
+    await service.services.database
+      .updateTable("oauth_grants")
+      .set({ resource: "https://other.example/mcp" })
+      .where("id", "=", await grantOf(tokens.access_token))
+      .execute();
+    const response = await callWith(tokens.access_token);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("refuses an expired access token", async () => {
+    const tokens = await tokensOf(await exchange(await approvedCode()));
+    await service.services.database
+      .updateTable("oauth_tokens")
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where("token_hash", "=", createHash("sha256").update(tokens.access_token).digest("hex"))
+      .execute();
+    const response = await callWith(tokens.access_token);
+    expect(response.status).toBe(401);
+    expect(await response.text()).not.toContain(tokens.access_token);
+  });
+
+  it("revokes the family when a spent refresh token is used again", async () => {
+    const flow = await approvedCode();
+    const first = await tokensOf(await exchange(flow));
+    const second = await tokensOf(
+      await tokenRequest({
+        grant_type: "refresh_token",
+        refresh_token: first.refresh_token,
+        client_id: flow.clientId,
+      }),
+    );
+    expect((await callWith(second.access_token, {}, "tools/list")).status).toBe(200);
+    await expectOAuthError(
+      await tokenRequest({
+        grant_type: "refresh_token",
+        refresh_token: first.refresh_token,
+        client_id: flow.clientId,
+      }),
+      "invalid_grant",
+      [first.refresh_token],
+    );
+    expect((await callWith(second.access_token)).status).toBe(401);
+    await expectOAuthError(
+      await tokenRequest({
+        grant_type: "refresh_token",
+        refresh_token: second.refresh_token,
+        client_id: flow.clientId,
+      }),
+      "invalid_grant",
+    );
+  });
+
+  it("refuses a consent posted without its CSRF token, and issues no code", async () => {
+    const client = (await (await register()).json()) as { client_id: string };
+    const { challenge } = pkce();
+    const answer = await approveInBrowser(
+      browser,
+      service.url + authorizePath(client.client_id, challenge),
+      service.persona.id,
+      (form) => {
+        delete form._csrf;
+      },
+    );
+    expect(answer.status).toBe(403);
+    expect(answer.headers.get("location")).toBeNull();
+  });
+
+  it("refuses a foreign Host on /mcp and the OAuth endpoints (DNS rebinding)", async () => {
+    for (const [path, method] of [
+      ["/mcp", "POST"],
+      ["/token", "POST"],
+      ["/register", "POST"],
+      ["/authorize", "GET"],
+      ["/.well-known/oauth-authorization-server", "GET"],
+    ] as const) {
+      expect(await withHost(path, "evil.example", method)).toBe(403);
+    }
+  });
+
+  it("accepts an access token on /mcp only, never on the API routes directly", async () => {
+    const tokens = await tokensOf(await exchange(await approvedCode()));
+    const direct = await service.post(
+      "/api/v1/generate",
+      { personaId: service.persona.id, messages: [{ role: "user", content: "Hi" }] },
+      { headers: { "x-api-key": tokens.access_token } },
+    );
+    expect(direct.status).toBe(401);
+    expect(await direct.text()).not.toContain(tokens.access_token);
+  });
+});
+
+async function grantOf(accessToken: string): Promise<string> {
+  const row = await service.services.database
+    .selectFrom("oauth_tokens")
+    .select("grant_id")
+    .where("token_hash", "=", createHash("sha256").update(accessToken).digest("hex"))
+    .executeTakeFirstOrThrow();
+  return row.grant_id;
 }
