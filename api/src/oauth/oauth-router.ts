@@ -1,19 +1,25 @@
-import { type Request, Router } from "express";
+import { type Request, type RequestHandler, Router } from "express";
 import type { WebSupport } from "../pages/web-support.js";
 import { createConsentRouter } from "./consent-routes.js";
 import { createMcpHandler, createMcpHostGuard } from "./mcp-route.js";
 import { createOAuthEndpoints, type OAuthEndpoints, REMOTE_MCP_PATH } from "./oauth-endpoints.js";
 
-/** The paths of the authorization server and the resource, behind the host guard. */
-const GUARDED_PATHS = [
-  "/.well-known/oauth-protected-resource",
-  "/.well-known/oauth-authorization-server",
-  "/authorize",
-  "/token",
-  "/register",
-  "/revoke",
-  REMOTE_MCP_PATH,
-];
+/**
+ * The authorization server's routes and their methods, as the MCP SDK's
+ * `mcpAuthRouter` serves them (RFC 8414 and RFC 9728 metadata, authorize,
+ * token, RFC 7591 registration, RFC 7009 revocation). Other methods reach
+ * the SDK too, which answers CORS preflights and 405.
+ */
+export const OAUTH_ROUTES: ReadonlyArray<{ path: string; methods: ReadonlyArray<"get" | "post"> }> =
+  [
+    { path: "/.well-known/oauth-protected-resource", methods: ["get"] },
+    { path: `/.well-known/oauth-protected-resource${REMOTE_MCP_PATH}`, methods: ["get"] },
+    { path: "/.well-known/oauth-authorization-server", methods: ["get"] },
+    { path: "/authorize", methods: ["get", "post"] },
+    { path: "/token", methods: ["post"] },
+    { path: "/register", methods: ["post"] },
+    { path: "/revoke", methods: ["post"] },
+  ];
 
 /**
  * The remote MCP endpoint and its OAuth 2.1 authorization server
@@ -46,22 +52,24 @@ export function createOAuthRouter(web: WebSupport): Router {
     return endpoints;
   };
 
-  router.use(GUARDED_PATHS, createMcpHostGuard(services));
-  router.use((request, response, next) => {
+  const guard = createMcpHostGuard(services);
+  const toSdk: RequestHandler = (request, response, next) => {
     const endpoints = endpointsOf(request);
     if (endpoints === null) next();
     else endpoints.router(request, response, next);
-  });
+  };
+  for (const { path, methods } of OAUTH_ROUTES) {
+    for (const method of methods) router[method](path, guard, toSdk);
+    router.all(path, guard, toSdk);
+  }
+  const bearer: RequestHandler = (request, response, next) => {
+    const endpoints = endpointsOf(request);
+    if (endpoints === null) next();
+    else void endpoints.bearer(request, response, next);
+  };
   const serve = createMcpHandler(services);
-  router.all(
-    REMOTE_MCP_PATH,
-    (request, response, next) => {
-      const endpoints = endpointsOf(request);
-      if (endpoints === null) next();
-      else void endpoints.bearer(request, response, next);
-    },
-    serve,
-  );
+  router.post(REMOTE_MCP_PATH, guard, bearer, serve);
+  router.all(REMOTE_MCP_PATH, guard, bearer, serve);
   router.use(createConsentRouter(web));
   return router;
 }
