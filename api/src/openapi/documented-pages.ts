@@ -290,7 +290,7 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
     tag: "Playground",
     summary: "Disconnect an app",
     description:
-      "Revokes a connected app's grant (docs/API.md §4.7): its access and refresh tokens answer 401 from then on.",
+      "Revokes a connected app's grant: its access and refresh tokens answer 401 from then on.",
     session: true,
     pathParameters: [{ name: "id", description: "The connected app's (grant's) ID." }],
     responses: {

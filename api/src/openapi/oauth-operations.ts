@@ -16,7 +16,7 @@ function json(description: string): ResponseObject {
 }
 
 const OAUTH_ERROR = json(
-  "An OAuth error object `{ error, error_description }` (RFC 6749 §5.2): `invalid_request`, `invalid_client`, `invalid_grant`, `invalid_target`, `unsupported_grant_type`, `invalid_client_metadata`.",
+  "An OAuth error object `{ error, error_description }` (RFC 6749): `invalid_request`, `invalid_client`, `invalid_grant`, `invalid_target`, `unsupported_grant_type`, `invalid_client_metadata`.",
 );
 const FOREIGN_HOST = json(
   "On a loopback address, a Host (or Origin) that is not a loopback name, an IP address or a configured name (DNS rebinding).",
@@ -65,7 +65,7 @@ const AUTHORIZE = {
     ["client_id", "A client registered at /register."],
     [
       "redirect_uri",
-      "One of the client's redirect URIs; on loopback any port (RFC 8252 §7.3). Optional when it registered one.",
+      "One of the client's redirect URIs; on loopback any port (RFC 8252). Optional when it registered one.",
     ],
     ["code_challenge", "PKCE S256 challenge (RFC 7636)."],
     ["code_challenge_method", "`S256`; nothing else is accepted."],

@@ -197,7 +197,7 @@ const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
   [MCP_OAUTH_SCHEME]: {
     type: "oauth2",
     description:
-      "OAuth 2.1 for `/mcp` (docs/API.md §4.7): authorization code with PKCE S256, dynamic registration at /register; access tokens bound to `/mcp`, one account and one persona.",
+      "OAuth 2.1 for `/mcp`: authorization code with PKCE S256, dynamic registration at /register; access tokens bound to `/mcp`, one account and one persona.",
     flows: {
       authorizationCode: {
         authorizationUrl: "/authorize",
