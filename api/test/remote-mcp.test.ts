@@ -18,8 +18,16 @@ import { startTestService, type TestService } from "./support/test-service.js";
 let service: TestService;
 let browser: PageClient;
 
+/** Every log line the service wrote, and every secret a test saw (none may be in a line). */
+const logLines: string[] = [];
+const secrets = new Set<string>();
+
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService(
+    { PERSONA_LOG_LEVEL: "debug" },
+    { log: (line) => logLines.push(line) },
+  );
+  secrets.add(service.key);
   browser = await signedInClient(service);
 });
 afterAll(() => service.stop());
@@ -59,7 +67,12 @@ async function connectApp(personaId: string, name = "Test agent") {
   await expect(first.connect(transport)).rejects.toThrow(/unauthorized/iu);
   expect(provider.authorizationUrl).toBeDefined();
   const answer = await approveInBrowser(browser, provider.authorizationUrl ?? "", personaId);
-  await transport.finishAuth(codeOf(answer));
+  const code = codeOf(answer);
+  secrets.add(code);
+  await transport.finishAuth(code);
+  for (const token of [provider.saved?.access_token, provider.saved?.refresh_token]) {
+    if (token !== undefined) secrets.add(token);
+  }
   return provider;
 }
 
@@ -259,7 +272,9 @@ async function approvedCode() {
     service.url + authorizePath(client.client_id, challenge),
     service.persona.id,
   );
-  return { clientId: client.client_id, verifier, code: codeOf(answer) };
+  const code = codeOf(answer);
+  secrets.add(code).add(verifier);
+  return { clientId: client.client_id, verifier, code };
 }
 
 async function exchange(
@@ -279,7 +294,9 @@ async function exchange(
 
 async function tokensOf(response: Response) {
   expect(response.status).toBe(200);
-  return (await response.json()) as { access_token: string; refresh_token: string };
+  const tokens = (await response.json()) as { access_token: string; refresh_token: string };
+  secrets.add(tokens.access_token).add(tokens.refresh_token);
+  return tokens;
 }
 
 async function expectOAuthError(response: Response, error: string, secrets: string[] = []) {
@@ -470,3 +487,12 @@ async function grantOf(accessToken: string): Promise<string> {
     .executeTakeFirstOrThrow();
   return row.grant_id;
 }
+
+describe("logs", () => {
+  it("writes no token, code, verifier or key to any log line", () => {
+    expect(logLines.length).toBeGreaterThan(20);
+    expect(secrets.size).toBeGreaterThan(20);
+    const leaked = logLines.filter((line) => [...secrets].some((secret) => line.includes(secret)));
+    expect(leaked).toEqual([]);
+  });
+});
