@@ -307,11 +307,16 @@ async function expectOAuthError(response: Response, error: string, secrets: stri
 }
 
 /** A request with a Host header of our choosing (fetch cannot set one). */
-function withHost(pathname: string, host: string, method = "GET"): Promise<number> {
+function withHost(
+  pathname: string,
+  host: string,
+  method = "GET",
+  headers: Record<string, string> = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       new URL(pathname, service.url),
-      { method, headers: { host, "content-type": "application/json" } },
+      { method, headers: { host, "content-type": "application/json", ...headers } },
       (response) => {
         response.resume();
         resolve(response.statusCode ?? 0);
@@ -440,6 +445,22 @@ describe("hostile cases: each refused as OAuth 2.1 says, nothing charged", () =>
     );
   });
 
+  it("redirects a denial with access_denied and no code", async () => {
+    const client = (await (await register()).json()) as { client_id: string };
+    const answer = await approveInBrowser(
+      browser,
+      service.url + authorizePath(client.client_id, pkce().challenge),
+      service.persona.id,
+      (form) => {
+        form.decision = "deny";
+      },
+    );
+    const location = new URL(answer.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("access_denied");
+    expect(location.searchParams.get("state")).toBe("s-1");
+    expect(location.searchParams.get("code")).toBeNull();
+  });
+
   it("refuses a consent posted without its CSRF token, and issues no code", async () => {
     const client = (await (await register()).json()) as { client_id: string };
     const { challenge } = pkce();
@@ -465,6 +486,10 @@ describe("hostile cases: each refused as OAuth 2.1 says, nothing charged", () =>
     ] as const) {
       expect(await withHost(path, "evil.example", method)).toBe(403);
     }
+    const host = new URL(service.url).host;
+    expect(await withHost("/mcp", host, "POST", { origin: "http://evil.example" })).toBe(403);
+    // A page of this host itself passes the guard (then needs a token).
+    expect(await withHost("/mcp", host, "POST", { origin: service.url })).toBe(401);
   });
 
   it("accepts an access token on /mcp only, never on the API routes directly", async () => {
