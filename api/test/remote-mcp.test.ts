@@ -176,6 +176,28 @@ describe("remote MCP over OAuth, end to end with the MCP SDK's client", () => {
     expect(revoked.status).toBe(200);
     expect((await callWith(refreshed.access_token)).status).toBe(401);
   });
+
+  it("rate limits a connected app as a key without overrides: the account's limit, persona-mcp's error text", async () => {
+    await service.services.billing.limits.setForAccount(service.accountId, { minute: 1 });
+    try {
+      const client = await connected(await connectApp(service.persona.id, "Limited agent"));
+      const first = await client.callTool({ name: "generate", arguments: { message: "Hi" } });
+      expect(first.isError).toBeFalsy();
+      const second = await client.callTool({
+        name: "generate",
+        arguments: { message: "Hi again" },
+      });
+      expect(second.isError).toBe(true);
+      const [block] = second.content as Array<{ type: string; text: string }>;
+      // tool-error.ts of persona-mcp words a 429 so, with the service's own message.
+      expect(block?.text).toMatch(
+        /^The Persona Reply rate limit was reached \(HTTP 429, rate_limited\): rate limit reached \(1 requests per minute\)/u,
+      );
+      await client.close();
+    } finally {
+      await service.services.billing.limits.setForAccount(service.accountId, { minute: null });
+    }
+  });
 });
 
 /** A refresh-token grant, as the SDK's client sends it. */
