@@ -198,6 +198,22 @@ describe("remote MCP over OAuth, end to end with the MCP SDK's client", () => {
       await service.services.billing.limits.setForAccount(service.accountId, { minute: null });
     }
   });
+
+  it("disconnects an app from /keys (CSRF-checked): its tokens answer 401", async () => {
+    const provider = await connectApp(service.persona.id, "App to disconnect");
+    const token = provider.saved?.access_token ?? "";
+    expect((await callWith(token, {}, "tools/list")).status).toBe(200);
+    const keys = await browser.page("/keys");
+    const action = /action="(\/keys\/apps\/[^"]+\/revoke)"/u.exec(
+      keys.html.slice(keys.html.indexOf("App to disconnect")),
+    )?.[1];
+    expect(action).toBeDefined();
+    expect((await browser.postForm(action ?? "", {})).status).toBe(403);
+    expect((await callWith(token, {}, "tools/list")).status).toBe(200);
+    expect((await browser.postForm(action ?? "", { _csrf: keys.csrf })).status).toBe(303);
+    expect((await callWith(token, {}, "tools/list")).status).toBe(401);
+    expect((await browser.page("/keys")).html).toMatch(/App to disconnect[\s\S]*?revoked/u);
+  });
 });
 
 /** A refresh-token grant, as the SDK's client sends it. */
