@@ -13,6 +13,7 @@ import { createLoginRouter } from "./login/login-route.js";
 import { createMetricsMiddleware } from "./metrics/metrics-middleware.js";
 import { createMetricsRouter, METRICS_PATH } from "./metrics/metrics-route.js";
 import { createModelsRouter } from "./models/models-route.js";
+import { createOAuthRouter } from "./oauth/oauth-router.js";
 import { buildOpenApiDocument } from "./openapi/openapi-document.js";
 import { createDocsRouter, createOpenApiRouter } from "./openapi/openapi-route.js";
 import { createLandingRouter } from "./pages/landing-routes.js";
@@ -88,6 +89,8 @@ export function createApp(services: Services): Express {
   app.use(createLandingRouter(web));
   app.use(createPlaygroundRouter(web, services.pipeline));
   app.use(createLoginRouter(web));
+  // The remote MCP endpoint and its OAuth authorization server (docs/API.md §4.7).
+  app.use(createOAuthRouter(web));
   app.use(createDocsRouter(web, document));
 
   for (const [name, path] of Object.entries(ENDPOINT_PATHS)) {

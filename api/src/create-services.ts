@@ -8,6 +8,7 @@ import type { Logger } from "./logging/logger.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
 import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
+import { OAuthStore } from "./oauth/oauth-store.js";
 import { CanaryWatch } from "./personas/canary-watch.js";
 import { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import { PersonaStore } from "./personas/persona-store.js";
@@ -96,6 +97,7 @@ export async function createServices(
   const accounts = new AccountStore(store.database);
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
+  const oauth = new OAuthStore(store.database, store.changes);
   const canaries = new PersonaCanaryStore(store.database);
   const tracing = overrides.tracing === false ? undefined : await startTracing(config, logger);
   const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
@@ -114,6 +116,7 @@ export async function createServices(
     canaries,
     canaryWatch: new CanaryWatch(canaries, store.database, logger, config.PERSONA_CANARY_CHECK_MS),
     keys,
+    oauth,
     engine,
     billing,
     metrics,
@@ -123,6 +126,7 @@ export async function createServices(
       logger,
       store,
       keys,
+      oauth,
       accounts,
       personas,
       engine,

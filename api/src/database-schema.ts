@@ -5,6 +5,7 @@ import type { EvaluationTables } from "./evaluation/evaluation-tables.js";
 import type { InstanceTables } from "./instances/instance-tables.js";
 import type { KeyTables } from "./keys/key-tables.js";
 import type { LoginTables } from "./login/login-tables.js";
+import type { OAuthTables } from "./oauth/oauth-tables.js";
 import type { PersonaTables } from "./personas/persona-tables.js";
 import type { PlaygroundTables } from "./playground/playground-tables.js";
 import type { UsageTables } from "./usage/usage-tables.js";
@@ -27,5 +28,6 @@ declare module "./storage/schema.js" {
       EvaluationTables,
       LoginTables,
       InstanceTables,
-      ApplicationTables {}
+      ApplicationTables,
+      OAuthTables {}
 }

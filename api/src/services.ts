@@ -6,6 +6,7 @@ import type { InstanceHeartbeat } from "./instances/instance-heartbeat.js";
 import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { OAuthStore } from "./oauth/oauth-store.js";
 import type { CanaryWatch } from "./personas/canary-watch.js";
 import type { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import type { PersonaStore } from "./personas/persona-store.js";
@@ -29,6 +30,8 @@ export interface Services {
   /** The canaries' automatic stop: its periodic check is started by the server. */
   canaryWatch: CanaryWatch;
   keys: KeyStore;
+  /** The OAuth authorization server's clients, grants (connected apps), codes and tokens. */
+  oauth: OAuthStore;
   engine: PersonaEngine;
   /** Balances, usage, rate limits, prices and x402 payments. */
   billing: Billing;

@@ -24,6 +24,8 @@ export {
 } from "./settings/client-source.js";
 // A ClientSource of one's own throws it to have the tools answer with setup steps.
 export { SetupRequiredError } from "./settings/setup-instructions.js";
+// How a tool call's client retries (never a 429), for a ClientSource of one's own.
+export { TOOL_RETRY_POLICY } from "./settings/tool-retry-policy.js";
 export {
   type BearerCredential,
   createBearerToken,

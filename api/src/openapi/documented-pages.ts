@@ -21,7 +21,7 @@ export interface DocumentedPage {
   method: "get" | "post";
   path: string;
   operationId: string;
-  tag: "Browser login" | "Playground";
+  tag: "Browser login" | "Playground" | "Remote MCP";
   summary: string;
   description: string;
   /** Needs a signed-in playground session. */
@@ -67,6 +67,15 @@ const LOGIN_FIELDS: Field[] = [
     description: "Who asks: the command-line tool or a coding-agent plugin.",
     schema: string({ enum: [...LOGIN_SOURCES] }),
   },
+];
+
+/** The authorization request the consent page carries (oauth/consent-routes.ts). */
+const OAUTH_CONSENT_FIELDS: Field[] = [
+  { name: "client_id", required: true, description: "The registered client." },
+  { name: "redirect_uri", required: true, description: "One of the client's redirect URIs." },
+  { name: "code_challenge", required: true, description: "The PKCE S256 challenge." },
+  { name: "resource", required: true, description: "This service's `/mcp` URL." },
+  { name: "state", description: "The client's state, returned on the redirect." },
 ];
 
 /** What a signed-out GET of a session page answers. */
@@ -380,6 +389,68 @@ export const DOCUMENTED_PAGES: DocumentedPage[] = [
       "401": "Not signed in.",
       "403": "The CSRF token is missing or wrong.",
       "404": "No such active key of this account.",
+    },
+  },
+  {
+    method: "post",
+    path: "/keys/apps/{id}/revoke",
+    operationId: "revokeConnectedApp",
+    tag: "Playground",
+    summary: "Disconnect an app",
+    description:
+      "Revokes a connected app's grant: its access and refresh tokens answer 401 from then on.",
+    session: true,
+    pathParameters: [{ name: "id", description: "The connected app's (grant's) ID." }],
+    responses: {
+      "303": "To /keys.",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong.",
+      "404": "No such active connected app of this account.",
+    },
+  },
+  {
+    method: "get",
+    path: "/oauth/consent",
+    operationId: "oauthConsentPage",
+    tag: "Remote MCP",
+    summary: "Connect an app: consent page",
+    description:
+      "Where /authorize sends the browser. Checks the request again (a 400 page, never a redirect), signs the person in first, then names the app and its redirect URI and offers the account's personas.",
+    session: true,
+    query: OAUTH_CONSENT_FIELDS,
+    responses: {
+      "200": "The consent page (persona choice, Approve / Deny).",
+      "303": SIGNED_OUT_GET,
+      "400":
+        "An unknown client, a redirect URI it did not register, no S256 challenge, or another resource.",
+      "403": "The account is not active.",
+      "409": "The account has no persona.",
+    },
+  },
+  {
+    method: "post",
+    path: "/oauth/consent",
+    operationId: "oauthConsentDecision",
+    tag: "Remote MCP",
+    summary: "Connect an app: approve or deny",
+    description:
+      "Approve redirects to the redirect URI with `code` (60 s, used once), `state` and `iss`; Deny with `error=access_denied` and `state`.",
+    session: true,
+    form: [
+      ...OAUTH_CONSENT_FIELDS,
+      { name: "persona_id", description: "The persona the app speaks as (Approve)." },
+      {
+        name: "decision",
+        required: true,
+        description: "approve or deny.",
+        schema: string({ enum: ["approve", "deny"] }),
+      },
+    ],
+    responses: {
+      "303": "To the redirect URI with code and state, or error=access_denied and state.",
+      "400": "The request is invalid, no decision, or a persona of another account.",
+      "401": "Not signed in.",
+      "403": "The CSRF token is missing or wrong, or the account is not active.",
     },
   },
   {

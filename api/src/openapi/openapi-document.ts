@@ -18,6 +18,7 @@ import { apiPaths } from "./api-operations.js";
 import { browserPaths } from "./browser-operations.js";
 import { componentSchemas } from "./component-schemas.js";
 import { modelsPaths } from "./models-operations.js";
+import { MCP_OAUTH_SCHEME, oauthPaths } from "./oauth-operations.js";
 import { servicePaths } from "./service-operations.js";
 
 /** The HTTP methods this service routes. */
@@ -162,6 +163,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
         description: "Server-rendered pages: sign-in, keys, sessions, chat.",
       },
       {
+        name: "Remote MCP",
+        description:
+          "The remote MCP endpoint and the OAuth 2.1 authorization server that issues its tokens.",
+      },
+      {
         name: "Operations",
         description: "Health, metrics, this reference, the landing page and the site icon.",
       },
@@ -170,7 +176,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
     components: { schemas: {}, securitySchemes: {}, headers: {} },
   };
   const builder = OpenApiBuilder.create(base);
-  const paths = { ...apiPaths(), ...modelsPaths(), ...browserPaths(), ...servicePaths() };
+  const paths = {
+    ...apiPaths(),
+    ...modelsPaths(),
+    ...browserPaths(),
+    ...oauthPaths(),
+    ...servicePaths(),
+  };
   for (const [path, item] of Object.entries(paths)) builder.addPath(path, item);
   for (const [name, schema] of Object.entries(componentSchemas())) builder.addSchema(name, schema);
   for (const [name, header] of Object.entries(HEADERS)) builder.addHeader(name, header);
@@ -182,6 +194,19 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocum
 
 /** The ways to authenticate (docs/API.md §5), under `#/components/securitySchemes`. */
 const SECURITY_SCHEMES: Record<string, SecuritySchemeObject> = {
+  [MCP_OAUTH_SCHEME]: {
+    type: "oauth2",
+    description:
+      "OAuth 2.1 for `/mcp`: authorization code with PKCE S256, dynamic registration at /register; access tokens bound to `/mcp`, one account and one persona.",
+    flows: {
+      authorizationCode: {
+        authorizationUrl: "/authorize",
+        tokenUrl: "/token",
+        refreshUrl: "/token",
+        scopes: {},
+      },
+    },
+  },
   ApiKeyHeader: {
     type: "apiKey",
     in: "header",

@@ -20,7 +20,8 @@ export function inCanary(personaId: string, canary: PersonaCanary, subject: stri
 }
 
 /**
- * Who a canary sticks to: the API key (`key:<id>`); the account for the
+ * Who a canary sticks to: the API key (`key:<id>`); the OAuth grant of
+ * a `/mcp` connection (`grant:<id>`); the account for the
  * playground's session (`account:<id>`: everyone signed in to one account
  * sees one version); the paying wallet for a keyless x402 request
  * (`payer:<address>`). Undefined (always the live version) when the
@@ -29,10 +30,12 @@ export function inCanary(personaId: string, canary: PersonaCanary, subject: stri
 export function canarySubject(
   caller:
     | { kind: "api_key"; keyId: string }
+    | { kind: "oauth"; grantId: string }
     | { kind: "session"; accountId: string }
     | { kind: "x402"; payer: string | null },
 ): string | undefined {
   if (caller.kind === "api_key") return `key:${caller.keyId}`;
+  if (caller.kind === "oauth") return `grant:${caller.grantId}`;
   if (caller.kind === "session") return `account:${caller.accountId}`;
   return caller.payer === null ? undefined : `payer:${caller.payer.toLowerCase()}`;
 }

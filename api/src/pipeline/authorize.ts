@@ -3,6 +3,8 @@ import { authenticate, readApiKey } from "../auth/authenticate.js";
 import { authorizePersona } from "../auth/authorize-persona.js";
 import { ServiceError } from "../http/service-error.js";
 import type { KeyOwner } from "../keys/key-store.js";
+import { authenticateAccessToken, isAccessToken } from "../oauth/mcp-relay.js";
+import type { AccessGrant } from "../oauth/oauth-store.js";
 import { type VerifiedPayment, X402_HEADERS } from "../payments/x402-gate.js";
 import { canarySubject, servedPersona } from "../personas/canary-assignment.js";
 import type { Persona } from "../personas/persona.js";
@@ -11,9 +13,14 @@ import { keyBucket } from "../rate-limits/rate-limiter.js";
 import type { RateLimits } from "../storage/rate-limit-buckets.js";
 import type { PipelineContext } from "./pipeline-context.js";
 
-/** Who calls: an API key (docs/API.md §5), a signed-in playground session, or nobody yet (x402, docs/API.md §5.6). */
+/**
+ * Who calls: an API key (docs/API.md §5), an OAuth access token (a tool
+ * call of `/mcp`, oauth/mcp-relay.ts), a signed-in playground session, or
+ * nobody yet (x402, docs/API.md §5.6).
+ */
 export type Caller =
   | { kind: "api_key"; owner: KeyOwner }
+  | { kind: "oauth"; access: AccessGrant }
   | { kind: "session"; accountId: string }
   | { kind: "anonymous" };
 
@@ -52,8 +59,12 @@ export const PLAYGROUND_RATE_LIMITS: RateLimits = { minute: 25, hour: 100, day: 
  * @throws {ServiceError} 401
  */
 export async function apiCaller(context: PipelineContext, request: Request): Promise<Caller> {
-  if (readApiKey(request) === undefined && context.billing.payments.enabled) {
+  const credential = readApiKey(request);
+  if (credential === undefined && context.billing.payments.enabled) {
     return { kind: "anonymous" };
+  }
+  if (credential !== undefined && isAccessToken(credential)) {
+    return { kind: "oauth", access: await authenticateAccessToken(context, request, credential) };
   }
   return { kind: "api_key", owner: await authenticate(request, context.keys) };
 }
@@ -121,6 +132,7 @@ export async function authorize(
       },
     };
   }
+  if (caller.kind === "oauth") return authorizeGrant(context, caller.access, target);
   const account = await context.accounts.find(caller.accountId);
   if (account?.status !== "active") {
     throw new ServiceError(
@@ -146,6 +158,52 @@ export async function authorize(
       apiKeyId: null,
       rateLimit: { bucket: `playground:${caller.accountId}`, limits: PLAYGROUND_RATE_LIMITS },
       reportsRateLimits: false,
+    },
+  };
+}
+
+/**
+ * The authorize stage of an OAuth access token: the token speaks for one
+ * account and one persona, so any other persona is unknown to it (404);
+ * the account must be active (403). Billed to the account and rate limited
+ * per grant under the account's limits, as an API key without overrides
+ * of its own; the answer reports `rateLimits` as for a key.
+ */
+async function authorizeGrant(
+  context: PipelineContext,
+  access: AccessGrant,
+  target: PersonaTarget,
+): Promise<{ persona: Persona; payer: Payer }> {
+  if (access.accountStatus !== "active") {
+    throw new ServiceError(
+      "account_inactive",
+      "API key not associated with an active billing account",
+    );
+  }
+  const persona =
+    target.personaId === access.personaId
+      ? await context.personas.find(target.personaId)
+      : undefined;
+  if (persona?.accountId !== access.accountId) {
+    throw new ServiceError("unknown_persona", `unknown personaId: ${target.personaId}`, {
+      param: target.param,
+    });
+  }
+  checkPersonify(persona, target);
+  return {
+    persona: servedPersona(persona, canarySubject({ kind: "oauth", grantId: access.grantId })),
+    payer: {
+      kind: "balance",
+      accountId: access.accountId,
+      apiKeyId: null,
+      rateLimit: {
+        bucket: `oauth:${access.grantId}`,
+        limits: resolveRateLimits(
+          { minute: null, hour: null, day: null },
+          access.accountRateLimits,
+        ),
+      },
+      reportsRateLimits: true,
     },
   };
 }

@@ -5,6 +5,7 @@ import type { PersonaEngine } from "../engine/persona-engine.js";
 import type { KeyStore } from "../keys/key-store.js";
 import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "../metrics/metrics.js";
+import type { OAuthStore } from "../oauth/oauth-store.js";
 import type { PersonaStore } from "../personas/persona-store.js";
 import type { Store } from "../storage/store.js";
 import type { Tracing } from "../tracing/tracing.js";
@@ -15,6 +16,8 @@ export interface PipelineContext {
   logger: Logger;
   store: Pick<Store, "ledger">;
   keys: KeyStore;
+  /** OAuth access tokens of `/mcp`'s tool calls (oauth/mcp-route.ts). */
+  oauth: OAuthStore;
   accounts: AccountStore;
   personas: PersonaStore;
   engine: PersonaEngine;

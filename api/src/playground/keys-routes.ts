@@ -1,5 +1,6 @@
 import { Router } from "express";
 import type { ApiKeyRecord } from "../keys/key-store.js";
+import type { OAuthGrant } from "../oauth/oauth-store.js";
 import { html, type SafeHtml } from "../pages/html.js";
 import { csrfField, sendPage } from "../pages/layout.js";
 import { PageError } from "../pages/page-errors.js";
@@ -29,6 +30,29 @@ function newKeysNotice(created: KeyFlash[]): SafeHtml | undefined {
   );
   return html`<div id="new-key-notice">${notices}</div>
     <script src="/playground/assets/keys.js"></script>`;
+}
+
+/** The "Connected apps" section: apps approved by OAuth consent for `/mcp`, with a revoke button each. */
+function connectedApps(grants: OAuthGrant[], personaNames: Map<string, string>, csrfToken: string) {
+  const rows = grants.map(
+    (grant) => html`<tr>
+      <td data-label="App">${grant.clientName}</td>
+      <td data-label="Persona">${personaNames.get(grant.personaId) ?? grant.personaId}</td>
+      <td data-label="Connected">${when(grant.createdAt)}</td>
+      <td data-label="Last used">${when(grant.lastUsedAt)}</td>
+      <td class="actions-cell">${
+        grant.revokedAt === null
+          ? html`<form method="post" action="/keys/apps/${grant.id}/revoke">${csrfField(csrfToken)}<button type="submit" aria-label="Revoke ${grant.clientName}">Revoke</button></form>`
+          : html`<span class="muted">revoked ${when(grant.revokedAt)}</span>`
+      }</td>
+    </tr>`,
+  );
+  return html`<h2>Connected apps</h2>
+    ${
+      grants.length === 0
+        ? html`<p class="muted">No apps connected. Apps connect by URL to <code>/mcp</code> and ask for your approval.</p>`
+        : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Connected apps"><table class="keys middle stacked"><thead><tr><th>App</th><th>Persona</th><th>Connected</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    }`;
 }
 
 function keysBody(keys: ApiKeyRecord[], csrfToken: string, notice?: SafeHtml): SafeHtml {
@@ -81,10 +105,17 @@ export function createKeysRouter(web: WebSupport): Router {
     const created = secret === undefined ? [] : await flashes.take(session.id, secret);
     const csrfToken = web.csrfToken(request, response);
     const keys = await services.keys.list(session.accountId);
+    const grants = await services.oauth.listGrants(session.accountId);
+    const personaNames = new Map(
+      (await services.personas.list(session.accountId)).map((persona) => [
+        persona.id,
+        persona.name,
+      ]),
+    );
     sendPage(request, response, {
       title: "API keys",
       csrfToken,
-      body: keysBody(keys, csrfToken, newKeysNotice(created)),
+      body: html`${keysBody(keys, csrfToken, newKeysNotice(created))}${connectedApps(grants, personaNames, csrfToken)}`,
     });
   });
 
@@ -117,6 +148,24 @@ export function createKeysRouter(web: WebSupport): Router {
       throw new PageError(404, "No such active key.");
     }
     services.logger.info({ keyId: id, masked: owned.masked }, "key revoked in the playground");
+    response.redirect(303, "/keys");
+  });
+
+  router.post("/keys/apps/:id/revoke", ...web.page, async (request, response) => {
+    const session = requireSession(request, response);
+    if (session === undefined) return;
+    const id = String(request.params.id);
+    const owned = (await services.oauth.listGrants(session.accountId)).find(
+      (grant) => grant.id === id,
+    );
+    // Another account's app is answered like a missing one.
+    if (owned === undefined || !(await services.oauth.revokeGrant(id))) {
+      throw new PageError(404, "No such connected app.");
+    }
+    services.logger.info(
+      { grantId: id, clientId: owned.clientId },
+      "app disconnected in the playground",
+    );
     response.redirect(303, "/keys");
   });
 

@@ -32,9 +32,12 @@ export interface TestService {
 /**
  * Starts the service on port 0 with a fresh SQLite file, one account, two
  * personas (with and without personify access) and a key.
+ *
+ * @param options - `log` receives every log line (at `PERSONA_LOG_LEVEL`, silent by default)
  */
 export async function startTestService(
   environment: Record<string, string> = {},
+  options: { log?: (line: string) => void } = {},
 ): Promise<TestService> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-api-test-"));
   const config = loadConfig({
@@ -45,7 +48,12 @@ export async function startTestService(
     PERSONA_ENV_FILE: path.join(directory, ".env"),
     ...environment,
   });
-  const services = await createServices(config, createLogger(config.PERSONA_LOG_LEVEL));
+  const { log } = options;
+  const destination = log === undefined ? undefined : { write: (line: string) => log(line) };
+  const services = await createServices(
+    config,
+    createLogger(config.PERSONA_LOG_LEVEL, destination),
+  );
   const server: RunningServer = await startServer(services);
   const account = await services.accounts.create("Test account");
   const example = readExamplePersona();
