@@ -14,6 +14,7 @@ import { RATE_LIMIT_MIGRATIONS } from "./rate-limits/rate-limit-migration.js";
 import { UNLOGGED_RATE_LIMITS_MIGRATIONS } from "./rate-limits/unlogged-buckets-migration.js";
 import { CORE_MIGRATIONS } from "./storage/core-migration.js";
 import { KEY_ORDER_MIGRATIONS } from "./storage/key-order-migration.js";
+import { ONLINE_EVALUATION_MIGRATIONS } from "./online-evaluation/online-evaluation-migration.js";
 import type { SchemaMigrations } from "./storage/migrations.js";
 import { REQUEST_PATH_MIGRATIONS } from "./storage/request-path-migration.js";
 import { STORAGE_MIGRATIONS } from "./storage/storage-migration.js";
@@ -52,4 +53,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PAYMENT_RETENTION_MIGRATIONS,
   ...INSTANCE_UPSTREAMS_MIGRATIONS,
   ...PERSONA_CANARY_MIGRATIONS,
+  ...ONLINE_EVALUATION_MIGRATIONS,
 };

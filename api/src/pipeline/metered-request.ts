@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { trace } from "@opentelemetry/api";
 import type { RateLimit } from "@persona-reply/shared";
 import type { Request, Response } from "express";
@@ -84,12 +85,14 @@ export async function serveMetered<Body, Payload>(
   response: Response,
   caller: (request: Request, response: Response) => Promise<Caller>,
 ): Promise<void> {
+  const startedAt = performance.now();
   const body = validateBody(endpoint.schema, request.body, endpoint.invalidBody);
   const who = await caller(request, response);
   const usage: UsageContext = {
     endpoint: endpoint.name,
     requestId: requestIdOf(request),
     resourceUrl: resourceUrlOf(context, request),
+    startedAt,
   };
   const { persona, payer } = await authorize(
     context,

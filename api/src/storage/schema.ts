@@ -2,6 +2,7 @@ import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
 import type { InstanceTables } from "../instances/instance-tables.js";
+import type { OnlineEvaluationTables } from "../online-evaluation/online-evaluation-tables.js";
 import type { LoginTables } from "../login/login-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
@@ -17,6 +18,7 @@ export interface DatabaseSchema
     UsageTables,
     EvaluationTables,
     LoginTables,
+    OnlineEvaluationTables,
     InstanceTables {
   accounts: AccountsTable;
   personas: PersonasTable;
@@ -71,6 +73,16 @@ export interface PersonasTable {
   canary_max_error_increase: number | null;
   /** Requests of the canary version before its error rate is judged. */
   canary_min_requests: number | null;
+  /** Share of live answers scored by online evaluation in percent (migration 0027); null or 0: none. */
+  sample_percent: number | null;
+  /** Online evaluation's settings as JSON (online-evaluation/sampling-settings.ts); null: none. */
+  sample_settings: string | null;
+  /** The running canary's floor on its online score: percent of checks passed (migration 0027). */
+  canary_min_score: number | null;
+  /** The running canary's floor on its judge's mean score, 1–5 (migration 0027). */
+  canary_min_judge_score: number | null;
+  /** Sampled answers of the canary version before its online score is judged (migration 0027). */
+  canary_min_samples: number | null;
 }
 
 /**

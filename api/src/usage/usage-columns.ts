@@ -6,7 +6,8 @@ export type UsageColumnType = "text" | "integer" | "bigint";
 /**
  * The one list of the usage row's columns (`usage_records`), in the
  * table's order (migration 0002's columns, then `upstream` and `model`
- * from 0006, `persona_version` from 0010, `charged_micros` from 0017),
+ * from 0006, `persona_version` from 0010, `charged_micros` from 0017,
+ * `duration_ms` from 0027),
  * each with its SQL type. Checked against {@link UsageRecordsTable}: a
  * column missing here or not in the table does not compile. The ledgers'
  * statements, their PostgreSQL typed arrays and the archive's JSON Lines
@@ -30,6 +31,7 @@ export const USAGE_COLUMN_TYPES = {
   model: "text",
   persona_version: "integer",
   charged_micros: "bigint",
+  duration_ms: "integer",
 } as const satisfies Record<keyof UsageRecordsTable, UsageColumnType>;
 
 /** A column of the usage row. */

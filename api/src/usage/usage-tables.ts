@@ -46,6 +46,11 @@ export interface UsageRecordsTable {
    * 0 for every other row, and for rows written before 0017.
    */
   charged_micros: number;
+  /**
+   * Milliseconds from the request's arrival to its settlement, or to the
+   * record of its failure (migration 0027); null on older rows.
+   */
+  duration_ms: number | null;
 }
 
 /** An account's usage of one persona through one endpoint on one day. */
