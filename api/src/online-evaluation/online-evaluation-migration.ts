@@ -8,7 +8,7 @@ import type { SchemaMigrations } from "../storage/migrations.js";
  * - `usage_records.duration_ms`: milliseconds from the request's arrival to
  *   its settlement (or its failure's record); null on older rows. The
  *   latency percentiles of `persona-admin persona status` read it.
- * - `personas.sample_percent` (0–100; null or 0: no sampling) and
+ * - `personas.sample_percent` (whole percent 1–100; null: no sampling) and
  *   `sample_settings` (JSON: the reference-free checks, the judge, whether
  *   content is kept and for how many days): on the `personas` row so the
  *   change feed's trigger (migration 0005) tells every instance.

@@ -48,6 +48,12 @@ export interface PersonaSampling {
   /** Share of live answers scored, in percent (0 < percent ≤ 100). */
   percent: number;
   settings: SamplingSettings;
+  /**
+   * The canary running when the persona was read (its start), `''` when
+   * none: a served canary version no longer carries its canary, and scores
+   * are kept per canary so `persona status` shows them since it began.
+   */
+  canaryStartedAt: string;
 }
 
 /** The reference-free checks of a suite: its `everyCase` checks of the kinds in {@link REFERENCE_FREE_CHECKS}. */

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Selectable } from "kysely";
+import {
+  type PersonaSampling,
+  parseSamplingSettings,
+} from "../online-evaluation/sampling-settings.js";
 import type { ChangeFeed } from "../storage/change-feed.js";
 import type { Database } from "../storage/database.js";
 import { LookupCache } from "../storage/lookup-cache.js";
 import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "../storage/schema.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
-import {
-  type PersonaSampling,
-  parseSamplingSettings,
-} from "../online-evaluation/sampling-settings.js";
 import { DEFAULT_MIN_SAMPLES, finishCanary } from "./persona-canary-store.js";
 import { lockPersona } from "./persona-lock.js";
 import { type PersonaFile, type PersonaTraits, personaTraitsSchema } from "./persona-traits.js";
@@ -54,7 +54,8 @@ function canaryOf(
     minRequests: Number(row.canary_min_requests),
     minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
     minJudgeScore: row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
-    minSamples: row.canary_min_samples === null ? DEFAULT_MIN_SAMPLES : Number(row.canary_min_samples),
+    minSamples:
+      row.canary_min_samples === null ? DEFAULT_MIN_SAMPLES : Number(row.canary_min_samples),
     content: contentOf(canaryRow),
   };
 }
@@ -64,7 +65,9 @@ function samplingOf(row: PersonasTable): PersonaSampling | undefined {
   const percent = row.sample_percent === null ? 0 : Number(row.sample_percent);
   if (percent <= 0) return undefined;
   const settings = parseSamplingSettings(row.sample_settings);
-  return settings === undefined ? undefined : { percent, settings };
+  return settings === undefined
+    ? undefined
+    : { percent, settings, canaryStartedAt: row.canary_started_at ?? "" };
 }
 
 function toPersona(row: PersonasTable, canaryRow?: PersonaVersionsTable): Persona {

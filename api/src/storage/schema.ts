@@ -2,8 +2,8 @@ import type { Generated } from "kysely";
 import type { BillingTables } from "../billing/billing-tables.js";
 import type { EvaluationTables } from "../evaluation/evaluation-tables.js";
 import type { InstanceTables } from "../instances/instance-tables.js";
-import type { OnlineEvaluationTables } from "../online-evaluation/online-evaluation-tables.js";
 import type { LoginTables } from "../login/login-tables.js";
+import type { OnlineEvaluationTables } from "../online-evaluation/online-evaluation-tables.js";
 import type { PlaygroundTables } from "../playground/playground-tables.js";
 import type { UsageTables } from "../usage/usage-tables.js";
 
