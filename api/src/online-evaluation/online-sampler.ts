@@ -172,9 +172,10 @@ export class OnlineSampler {
       }
       this.active += 1;
       this.score(next)
-        .catch((error: unknown) =>
-          this.dependencies.logger.warn({ err: error }, "scoring a sampled answer failed"),
-        )
+        .catch((error: unknown) => {
+          this.dependencies.metrics.onlineSamples.inc({ outcome: "failed" });
+          this.dependencies.logger.warn({ err: error }, "scoring a sampled answer failed");
+        })
         .finally(() => {
           this.active -= 1;
           this.pump();
@@ -248,7 +249,7 @@ export class OnlineSampler {
         answer.reply,
         judge.rubric.map((dimension) => dimension.name),
         undefined,
-        AbortSignal.timeout(Math.max(1, remaining)),
+        AbortSignal.timeout(Math.max(1, Math.floor(remaining))),
       );
       judgeCost = verdict.costMicros;
       if (verdict.scores === undefined) {
