@@ -22,6 +22,13 @@
 // (sub-millisecond times), and autocannon's `overallRate` for comparison with
 // earlier figures. `node api/bench/generate-bench.mjs --only overhead` runs
 // that part alone (the express route and /generate on SQLite, nothing else).
+//
+// Online evaluation's cost has the section "generate-sampling": /generate on
+// SQLite for a persona sampled at 100 % (`persona sample --percent 100`, the
+// demo suite's reference-free checks, no judge) and for one not sampled, on
+// one service, BENCH_OVERHEAD_ROUNDS interleaved rounds of the paced client at
+// 200 requests/s; the difference of the median rounds' p50 must stay under
+// 0.5 ms. `node api/bench/generate-bench.mjs --only sampling` runs it alone.
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -53,8 +60,8 @@ import {
 
 const onlyIndex = process.argv.indexOf("--only");
 const only = onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && only !== "overhead") {
-  throw new Error(`--only takes "overhead" (got ${only})`);
+if (only !== undefined && only !== "overhead" && only !== "sampling") {
+  throw new Error(`--only takes "overhead" or "sampling" (got ${only})`);
 }
 const overheadRounds = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 5);
 const overheadSeconds = Number(process.env.BENCH_OVERHEAD_SECONDS ?? 10);
@@ -159,6 +166,97 @@ function serviceView(before, after) {
     admitP99: admit.bound(0.99),
     loopMaxMs: metricValue(after, "nodejs_eventloop_lag_max_seconds") * 1000 - LOOP_TICK_MS,
   };
+}
+
+/** The most sampling at 100 % may add to /generate's p50 at 200 requests/s, in ms. */
+const SAMPLING_TARGET_P50_MS = 0.5;
+
+/**
+ * /generate on SQLite with sampling at 100 % against the same without, on
+ * one service (two personas of one account, one sampled), in alternating
+ * order round after round with the paced client at the fixed rate. Writes
+ * the "generate-sampling" section.
+ */
+async function measureSampling(service, sqliteFile, customer) {
+  const sampledPersona = onboard(sqliteFile, [
+    { upstream: "offline", model: "offline-composer-1" },
+  ]);
+  admin(sqliteFile, {}, "persona", "sample", sampledPersona.personaId, "--percent", "100");
+  // Every instance applies a sampling change within about a second.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const targets = {
+    off: {
+      name: "sampling off",
+      urls: [`${service.url}/api/v1/generate`],
+      body: generateBody(customer.personaId),
+      headers: { "x-api-key": customer.apiKey },
+    },
+    on: {
+      name: "sampling 100 %",
+      urls: [`${service.url}/api/v1/generate`],
+      body: generateBody(sampledPersona.personaId),
+      headers: { "x-api-key": sampledPersona.apiKey },
+    },
+  };
+  await pacedLoad(targets.off, 2, fixedRate); // warm-up
+  await pacedLoad(targets.on, 2, fixedRate);
+  const rows = [];
+  for (let round = 0; round < overheadRounds; round += 1) {
+    const order = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
+    const row = {};
+    for (const key of order) {
+      row[key] = await pacedLoad(targets[key], overheadSeconds, fixedRate);
+      process.stderr.write(".");
+    }
+    rows.push(row);
+  }
+  const of = (key, percentile) => median(rows.map((row) => row[key][percentile]));
+  const added = (percentile) => median(rows.map((row) => row.on[percentile] - row.off[percentile]));
+  const scored = admin(
+    sqliteFile,
+    {},
+    "persona",
+    "eval-runs",
+    sampledPersona.personaId,
+    "--live",
+    "--json",
+  );
+  const samples = JSON.parse(scored).reduce((sum, line) => sum + line.samples, 0);
+  const ms = (value) => value.toFixed(2);
+  const p50 = added("p50");
+  const lines = [
+    `## /api/v1/generate on SQLite: online evaluation at 100 % against none, at ${fixedRate} requests/s`,
+    "",
+    `- Machine: ${machineLine()}; load average ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(" / ")} at the end (a shared machine)`,
+    `- Command: \`node api/bench/generate-bench.mjs --only sampling\` (also part of \`npm run bench\`): one service, two personas of one account on the offline engine (billing and rate limits on), one with \`persona sample --percent 100\` (the demo suite's reference-free checks, no judge), the other without; ${overheadRounds} rounds alternating which goes first, per round and persona an open-loop paced client at ${fixedRate} requests/s for ${overheadSeconds} s; the difference of a round is its sampled percentile minus its unsampled one; the median round`,
+    `- Date: ${new Date().toISOString().slice(0, 10)}`,
+    "",
+    "| persona | p50 / p90 / p99 ms |",
+    "|---|---:|",
+    `| sampling off | ${ms(of("off", "p50"))} / ${ms(of("off", "p90"))} / ${ms(of("off", "p99"))} |`,
+    `| sampling 100 % | ${ms(of("on", "p50"))} / ${ms(of("on", "p90"))} / ${ms(of("on", "p99"))} |`,
+    `| added by sampling | ${ms(p50)} / ${ms(added("p90"))} / ${ms(added("p99"))} |`,
+    "",
+    `Per round (added p50 / p99 ms): ${rows.map((row) => `${ms(row.on.p50 - row.off.p50)} / ${ms(row.on.p99 - row.off.p99)}`).join("; ")}. Answers scored over the run: ${samples}.`,
+    "",
+    `Target: p50 moved by less than ${SAMPLING_TARGET_P50_MS} ms: ${
+      Math.abs(p50) < SAMPLING_TARGET_P50_MS ? `met (${ms(p50)})` : `**missed** (${ms(p50)} ms)`
+    }`,
+  ];
+  const section = lines.join("\n");
+  writeSection(path.join(root, "docs/BENCHMARKS.md"), "generate-sampling", section);
+  process.stdout.write(`\n${section}\n`);
+}
+
+/** `--only sampling`: /generate on SQLite with and without online evaluation, nothing else. */
+async function samplingOnly() {
+  const sqliteFile = path.join(directory, "bench.sqlite");
+  const customer = onboard(sqliteFile, [{ upstream: "offline", model: "offline-composer-1" }]);
+  const service = await startService(sqliteFile);
+  await measureSampling(service, sqliteFile, customer);
 }
 
 /** `--only overhead`: the express route and /generate on SQLite, nothing else. */
@@ -328,6 +426,8 @@ async function main(postgresUrl, postgresSkipped) {
 
   // Latency above the express route at a fixed rate (what a user pays).
   const overhead = await measureOverhead(expressTarget, sqliteTarget);
+  // Online evaluation's cost on the same service.
+  await measureSampling(sqliteService, sqliteFile, sqliteCustomer);
 
   // The ledger after it all: sums to the balance, nothing reserved.
   const account = JSON.parse(admin(sqliteFile, {}, "account", "show", sqliteCustomer.accountId));
@@ -384,6 +484,7 @@ async function main(postgresUrl, postgresSkipped) {
 
 try {
   if (only === "overhead") await overheadOnly();
+  else if (only === "sampling") await samplingOnly();
   else await withPostgres(main);
 } finally {
   cleanUp();
