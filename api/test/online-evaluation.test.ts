@@ -177,6 +177,10 @@ await describeEachDialect("online evaluation", (database) => {
         judgeCostMicros: 6 * JUDGE_PRICE_MICROS,
       },
     ]);
+    // persona status shows the same day's scores.
+    const status = JSON.parse((await admin("status", sampled.personaId, "--json")).stdout);
+    expect(status.onlineScoresByDay).toEqual(live);
+    expect((await admin("status", sampled.personaId)).stdout).toContain("online scores per day");
     // Stopping: no more answers are scored.
     expect((await admin("sample", sampled.personaId, "--percent", "0")).code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -318,7 +322,8 @@ await describeEachDialect("online evaluation", (database) => {
       action: "auto_stop",
       details: { reason: "online_score", floor: "checks", minOnlineScore: 90 },
     });
-    expect((events.at(-1)?.details?.canary as { samples: number }).samples).toBe(onCanary);
+    const figures = events.at(-1)?.details?.canary as { samples: number } | undefined;
+    expect(figures?.samples).toBe(onCanary);
     expect((await services.personas.load(personaId))?.canary).toBeUndefined();
   });
 

@@ -61,9 +61,18 @@ export interface PersonaStatus {
    * served since then (null when none was scored).
    */
   versions: Array<VersionFigures & { onlineScore: OnlineScore | null }>;
+  /**
+   * Online evaluation's scores per version per UTC day over the last
+   * {@link STATUS_SCORE_DAYS} days, newest day first (`persona eval-runs
+   * --live` lists every day).
+   */
+  onlineScoresByDay: OnlineScore[];
   /** Every canary start and stop, oldest first. */
   events: CanaryEvent[];
 }
+
+/** Days of online scores `persona status` shows, today included. */
+export const STATUS_SCORE_DAYS = 7;
 
 function wholeNumber(name: string, min: number, max: number) {
   return (text: string): number => {
@@ -113,6 +122,12 @@ export async function personaStatus(services: Services, id: string): Promise<Per
     }));
   }
   const sampling = (await readSampling(services.database, id)) ?? { percent: 0, settings: null };
+  const firstDay = new Date(Date.now() - (STATUS_SCORE_DAYS - 1) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  const onlineScoresByDay = (await services.onlineScores.daily(id)).filter(
+    (score) => score.day !== null && score.day >= firstDay,
+  );
   return {
     personaId: id,
     liveVersion: persona.version,
@@ -132,6 +147,7 @@ export async function personaStatus(services: Services, id: string): Promise<Per
     sampling,
     since,
     versions,
+    onlineScoresByDay,
     events,
   };
 }
@@ -158,6 +174,24 @@ function statusText(status: PersonaStatus): string {
       ? "online evaluation: off (persona sample ID --percent P)"
       : `online evaluation: ${status.sampling.percent} % of answers scored${status.sampling.settings?.judge == null ? "" : `, judge ${status.sampling.settings.judge.route}`}${status.sampling.settings?.keepContentDays == null ? "" : `, content kept ${status.sampling.settings.keepContentDays} days`}`,
   ];
+  if (status.onlineScoresByDay.length > 0) {
+    lines.push(
+      "",
+      `online scores per day (last ${STATUS_SCORE_DAYS} days; all: persona eval-runs ${status.personaId} --live):`,
+      textTable(
+        ["day", "version", "sampled", "checks passed", "judge mean", "judge cost (µ)"],
+        status.onlineScoresByDay.map((score) => [
+          score.day ?? "",
+          String(score.version),
+          String(score.samples),
+          score.checkPassRate === null ? "-" : `${score.checkPassRate.toFixed(1)} %`,
+          score.judgeMean === null ? "-" : score.judgeMean.toFixed(2),
+          String(score.judgeCostMicros),
+        ]),
+        1,
+      ),
+    );
+  }
   if (status.since !== null) {
     lines.push(
       "",
