@@ -168,6 +168,45 @@ function serviceView(before, after) {
   };
 }
 
+/**
+ * CPU time of scoring one sampled answer in-process (the demo persona, the
+ * demo suite's reference-free checks plus the avoid-topic refusal, a
+ * 60-word answer), timed with `process.cpuUsage` over many answers: what
+ * sampling adds to the service's main thread per answer, whatever else the
+ * machine does.
+ *
+ * @returns microseconds of CPU per scored answer
+ */
+async function scoringCpuMicros() {
+  const { runOnlineChecks } = await import(
+    path.join(root, "api/dist/online-evaluation/online-checks.js")
+  );
+  const { readExamplePersona } = await import(path.join(root, "api/dist/seed/demo-seed.js"));
+  const example = readExamplePersona();
+  const persona = { ...example, id: "bench", accountId: "bench", version: 1, createdAt: "" };
+  const settings = {
+    checks: [{ type: "no-artefacts" }, { type: "length", unit: "words", min: 3, max: 120 }],
+    refusalMarkers: [],
+    suite: null,
+    judge: null,
+    keepContentDays: null,
+  };
+  const task = {
+    task: "reply",
+    messages: [
+      { role: "user", content: "Hi! Which herbs grow well on a balcony, and is politics fun?" },
+    ],
+    candidates: 1,
+  };
+  const answer = Array.from({ length: 12 }, () => "Basil and mint love a sunny balcony.").join(" ");
+  const answers = 20_000;
+  for (let index = 0; index < 2_000; index += 1) runOnlineChecks(persona, settings, task, answer);
+  const before = process.cpuUsage();
+  for (let index = 0; index < answers; index += 1) runOnlineChecks(persona, settings, task, answer);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / answers;
+}
+
 /** The most sampling at 100 % may add to /generate's p50 at 200 requests/s, in ms. */
 const SAMPLING_TARGET_P50_MS = 0.5;
 
@@ -242,6 +281,7 @@ async function measureSampling(service, sqliteFile, customer) {
   const cpu = (key) => median(rows.map((row) => row[key].cpuMs));
   const [load] = os.loadavg();
   const cores = os.cpus().length;
+  const scoringMicros = await scoringCpuMicros();
   // On a machine busier than its cores, queueing for a core swamps a sub-millisecond difference.
   const saturated = load > cores;
   const lines = [
@@ -263,6 +303,8 @@ async function measureSampling(service, sqliteFile, customer) {
     `Per round (added p50 / p99 ms): ${rows.map((row) => `${ms(row.on.p50 - row.off.p50)} / ${ms(row.on.p99 - row.off.p99)}`).join("; ")}. Answers scored over the run: ${samples}. Rounds run again after a connection reset: ${resets}.`,
     "",
     "The CPU column is the service's main thread's CPU time over the paced run divided by its requests (`/proc`, 10 ms ticks): with sampling on it includes the scoring itself, which runs on that thread after each answer is written.",
+    "",
+    `Scoring one answer in-process (the demo suite's reference-free checks and the avoid-topic refusal on a 60-word answer, \`process.cpuUsage\` over 20 000 answers): ${scoringMicros.toFixed(1)} µs of CPU — at ${fixedRate} answers/s sampled, ${((scoringMicros * fixedRate) / 1000).toFixed(1)} ms of main-thread time per second, run after each answer is written, never inside a request.`,
     "",
     `Target: p50 moved by less than ${SAMPLING_TARGET_P50_MS} ms: ${
       saturated
