@@ -175,6 +175,12 @@ export async function pacedLoad(target, seconds, rate) {
   const interval = 1000 / rate;
   const latencies = [];
   let failed = 0;
+  /** Failures by status (or `error`), for the message when a run fails. */
+  const failures = new Map();
+  const fail = (why) => {
+    failed += 1;
+    failures.set(why, (failures.get(why) ?? 0) + 1);
+  };
   const start = performance.now();
   const pending = [];
   const send = (sentAt) =>
@@ -192,14 +198,14 @@ export async function pacedLoad(target, seconds, rate) {
         (response) => {
           response.on("data", () => undefined);
           response.on("end", () => {
-            if (response.statusCode !== 200) failed += 1;
+            if (response.statusCode !== 200) fail(String(response.statusCode));
             latencies.push(performance.now() - sentAt);
             resolve();
           });
         },
       );
-      request.on("error", () => {
-        failed += 1;
+      request.on("error", (error) => {
+        fail(error.code ?? "error");
         resolve();
       });
       request.end(target.body);
@@ -211,7 +217,10 @@ export async function pacedLoad(target, seconds, rate) {
   }
   await Promise.all(pending);
   agent.destroy();
-  if (failed > 0) throw new Error(`${target.name}: ${failed} failed requests`);
+  if (failed > 0) {
+    const by = [...failures].map(([why, count]) => `${count} × ${why}`).join(", ");
+    throw new Error(`${target.name}: ${failed} failed requests (${by})`);
+  }
   latencies.sort((a, b) => a - b);
   const at = (share) =>
     latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))];

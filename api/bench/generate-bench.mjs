@@ -22,6 +22,13 @@
 // (sub-millisecond times), and autocannon's `overallRate` for comparison with
 // earlier figures. `node api/bench/generate-bench.mjs --only overhead` runs
 // that part alone (the express route and /generate on SQLite, nothing else).
+//
+// Online evaluation's cost has the section "generate-sampling": /generate on
+// SQLite for a persona sampled at 100 % (`persona sample --percent 100`, the
+// demo suite's reference-free checks, no judge) and for one not sampled, on
+// one service, BENCH_OVERHEAD_ROUNDS interleaved rounds of the paced client at
+// 200 requests/s; the difference of the median rounds' p50 must stay under
+// 0.5 ms. `node api/bench/generate-bench.mjs --only sampling` runs it alone.
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -53,8 +60,8 @@ import {
 
 const onlyIndex = process.argv.indexOf("--only");
 const only = onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
-if (only !== undefined && only !== "overhead") {
-  throw new Error(`--only takes "overhead" (got ${only})`);
+if (only !== undefined && only !== "overhead" && only !== "sampling") {
+  throw new Error(`--only takes "overhead" or "sampling" (got ${only})`);
 }
 const overheadRounds = Number(process.env.BENCH_OVERHEAD_ROUNDS ?? 5);
 const overheadSeconds = Number(process.env.BENCH_OVERHEAD_SECONDS ?? 10);
@@ -159,6 +166,165 @@ function serviceView(before, after) {
     admitP99: admit.bound(0.99),
     loopMaxMs: metricValue(after, "nodejs_eventloop_lag_max_seconds") * 1000 - LOOP_TICK_MS,
   };
+}
+
+/**
+ * CPU time of scoring one sampled answer in-process (the demo persona, the
+ * demo suite's reference-free checks plus the avoid-topic refusal, a
+ * 60-word answer), timed with `process.cpuUsage` over many answers: what
+ * sampling adds to the service's main thread per answer, whatever else the
+ * machine does.
+ *
+ * @returns microseconds of CPU per scored answer
+ */
+async function scoringCpuMicros() {
+  const { runOnlineChecks } = await import(
+    path.join(root, "api/dist/online-evaluation/online-checks.js")
+  );
+  const { readExamplePersona } = await import(path.join(root, "api/dist/seed/demo-seed.js"));
+  const example = readExamplePersona();
+  const persona = { ...example, id: "bench", accountId: "bench", version: 1, createdAt: "" };
+  const settings = {
+    checks: [{ type: "no-artefacts" }, { type: "length", unit: "words", min: 3, max: 120 }],
+    refusalMarkers: [],
+    suite: null,
+    judge: null,
+    keepContentDays: null,
+  };
+  const task = {
+    task: "reply",
+    messages: [
+      { role: "user", content: "Hi! Which herbs grow well on a balcony, and is politics fun?" },
+    ],
+    candidates: 1,
+  };
+  const answer = Array.from({ length: 12 }, () => "Basil and mint love a sunny balcony.").join(" ");
+  const answers = 20_000;
+  for (let index = 0; index < 2_000; index += 1) runOnlineChecks(persona, settings, task, answer);
+  const before = process.cpuUsage();
+  for (let index = 0; index < answers; index += 1) runOnlineChecks(persona, settings, task, answer);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / answers;
+}
+
+/** The most sampling at 100 % may add to /generate's p50 at 200 requests/s, in ms. */
+const SAMPLING_TARGET_P50_MS = 0.5;
+
+/**
+ * /generate on SQLite with sampling at 100 % against the same without, on
+ * one service (two personas of one account, one sampled), in alternating
+ * order round after round with the paced client at the fixed rate. Writes
+ * the "generate-sampling" section.
+ */
+async function measureSampling(service, sqliteFile, customer) {
+  const sampledPersona = onboard(sqliteFile, [
+    { upstream: "offline", model: "offline-composer-1" },
+  ]);
+  admin(sqliteFile, {}, "persona", "sample", sampledPersona.personaId, "--percent", "100");
+  // Every instance applies a sampling change within about a second.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const targets = {
+    off: {
+      name: "sampling off",
+      urls: [`${service.url}/api/v1/generate`],
+      body: generateBody(customer.personaId),
+      headers: { "x-api-key": customer.apiKey },
+    },
+    on: {
+      name: "sampling 100 %",
+      urls: [`${service.url}/api/v1/generate`],
+      body: generateBody(sampledPersona.personaId),
+      headers: { "x-api-key": sampledPersona.apiKey },
+    },
+  };
+  await pacedLoad(targets.off, 2, fixedRate); // warm-up
+  await pacedLoad(targets.on, 2, fixedRate);
+  const rows = [];
+  let resets = 0;
+  for (let round = 0; round < overheadRounds; round += 1) {
+    const order = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
+    const row = {};
+    try {
+      for (const key of order) {
+        const before = threadCpu(service.child.pid).get(service.child.pid);
+        row[key] = await pacedLoad(targets[key], overheadSeconds, fixedRate);
+        const after = threadCpu(service.child.pid).get(service.child.pid);
+        // The service's main thread: the request path and, when on, the scoring.
+        row[key].cpuMs = (after - before) / (overheadSeconds * fixedRate);
+        process.stderr.write(".");
+      }
+    } catch (error) {
+      // A kept-alive socket the service closed as the client reused it (its
+      // keep-alive timeout) fails a request with ECONNRESET: the round is run
+      // again, at most twice over the run; any other failure ends the run.
+      if (!/failed requests \(\d+ × ECONNRESET\)$/u.test(error.message) || resets >= 2) throw error;
+      resets += 1;
+      round -= 1;
+      continue;
+    }
+    rows.push(row);
+  }
+  const of = (key, percentile) => median(rows.map((row) => row[key][percentile]));
+  const added = (percentile) => median(rows.map((row) => row.on[percentile] - row.off[percentile]));
+  const scored = admin(
+    sqliteFile,
+    {},
+    "persona",
+    "eval-runs",
+    sampledPersona.personaId,
+    "--live",
+    "--json",
+  );
+  const samples = JSON.parse(scored).reduce((sum, line) => sum + line.samples, 0);
+  const ms = (value) => value.toFixed(2);
+  const p50 = added("p50");
+  const cpu = (key) => median(rows.map((row) => row[key].cpuMs));
+  const [load] = os.loadavg();
+  const cores = os.cpus().length;
+  const scoringMicros = await scoringCpuMicros();
+  // On a machine busier than its cores, queueing for a core swamps a sub-millisecond difference.
+  const saturated = load > cores;
+  const lines = [
+    `## /api/v1/generate on SQLite: online evaluation at 100 % against none, at ${fixedRate} requests/s`,
+    "",
+    `- Machine: ${machineLine()}; load average ${os
+      .loadavg()
+      .map((value) => value.toFixed(1))
+      .join(" / ")} at the end (a shared machine)`,
+    `- Command: \`node api/bench/generate-bench.mjs --only sampling\` (also part of \`npm run bench\`): one service, two personas of one account on the offline engine (billing and rate limits on), one with \`persona sample --percent 100\` (the demo suite's reference-free checks, no judge), the other without; ${overheadRounds} rounds alternating which goes first, per round and persona an open-loop paced client at ${fixedRate} requests/s for ${overheadSeconds} s; the difference of a round is its sampled percentile minus its unsampled one; the median round`,
+    `- Date: ${new Date().toISOString().slice(0, 10)}`,
+    "",
+    "| persona | p50 / p90 / p99 ms | main-thread CPU per request, ms |",
+    "|---|---:|---:|",
+    `| sampling off | ${ms(of("off", "p50"))} / ${ms(of("off", "p90"))} / ${ms(of("off", "p99"))} | ${cpu("off").toFixed(3)} |`,
+    `| sampling 100 % | ${ms(of("on", "p50"))} / ${ms(of("on", "p90"))} / ${ms(of("on", "p99"))} | ${cpu("on").toFixed(3)} |`,
+    `| added by sampling | ${ms(p50)} / ${ms(added("p90"))} / ${ms(added("p99"))} | ${(cpu("on") - cpu("off")).toFixed(3)} |`,
+    "",
+    `Per round (added p50 / p99 ms): ${rows.map((row) => `${ms(row.on.p50 - row.off.p50)} / ${ms(row.on.p99 - row.off.p99)}`).join("; ")}. Answers scored over the run: ${samples}. Rounds run again after a connection reset: ${resets}.`,
+    "",
+    "The CPU column is the service's main thread's CPU time over the paced run divided by its requests (`/proc`, 10 ms ticks): with sampling on it includes the scoring itself, which runs on that thread after each answer is written.",
+    "",
+    `Scoring one answer in-process (the demo suite's reference-free checks and the avoid-topic refusal on a 60-word answer, \`process.cpuUsage\` over 20 000 answers): ${scoringMicros.toFixed(1)} µs of CPU — at ${fixedRate} answers/s sampled, ${((scoringMicros * fixedRate) / 1000).toFixed(1)} ms of main-thread time per second, run after each answer is written, never inside a request.`,
+    "",
+    `Target: p50 moved by less than ${SAMPLING_TARGET_P50_MS} ms: ${
+      saturated
+        ? `**not judged**: the machine was saturated (load average ${load.toFixed(1)} on ${cores} cores), so these latencies measure the queue for a core, not the service; the added CPU time per request (${(cpu("on") - cpu("off")).toFixed(3)} ms) is what sampling costs; run it again on a quiet machine`
+        : Math.abs(p50) < SAMPLING_TARGET_P50_MS
+          ? `met (${ms(p50)})`
+          : `**missed** (${ms(p50)} ms)`
+    }`,
+  ];
+  const section = lines.join("\n");
+  writeSection(path.join(root, "docs/BENCHMARKS.md"), "generate-sampling", section);
+  process.stdout.write(`\n${section}\n`);
+}
+
+/** `--only sampling`: /generate on SQLite with and without online evaluation, nothing else. */
+async function samplingOnly() {
+  const sqliteFile = path.join(directory, "bench.sqlite");
+  const customer = onboard(sqliteFile, [{ upstream: "offline", model: "offline-composer-1" }]);
+  const service = await startService(sqliteFile);
+  await measureSampling(service, sqliteFile, customer);
 }
 
 /** `--only overhead`: the express route and /generate on SQLite, nothing else. */
@@ -328,6 +494,8 @@ async function main(postgresUrl, postgresSkipped) {
 
   // Latency above the express route at a fixed rate (what a user pays).
   const overhead = await measureOverhead(expressTarget, sqliteTarget);
+  // Online evaluation's cost on the same service.
+  await measureSampling(sqliteService, sqliteFile, sqliteCustomer);
 
   // The ledger after it all: sums to the balance, nothing reserved.
   const account = JSON.parse(admin(sqliteFile, {}, "account", "show", sqliteCustomer.accountId));
@@ -384,6 +552,7 @@ async function main(postgresUrl, postgresSkipped) {
 
 try {
   if (only === "overhead") await overheadOnly();
+  else if (only === "sampling") await samplingOnly();
   else await withPostgres(main);
 } finally {
   cleanUp();

@@ -1,6 +1,7 @@
 import { AccountStore } from "./accounts/account-store.js";
 import { type BillingOverrides, createBilling } from "./billing/create-billing.js";
 import type { Config } from "./config/config.js";
+import { ModelRouter } from "./engine/model-router.js";
 import { PersonaEngine } from "./engine/persona-engine.js";
 import { InstanceHeartbeat, instanceNameOf } from "./instances/instance-heartbeat.js";
 import { KeyStore } from "./keys/key-store.js";
@@ -9,6 +10,8 @@ import { instrumentProviders } from "./metrics/instrument-provider.js";
 import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
 import { OAuthStore } from "./oauth/oauth-store.js";
+import { OnlineSampler } from "./online-evaluation/online-sampler.js";
+import { OnlineScoreStore } from "./online-evaluation/online-score-store.js";
 import { CanaryWatch } from "./personas/canary-watch.js";
 import { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import { PersonaStore } from "./personas/persona-store.js";
@@ -106,6 +109,23 @@ export async function createServices(
     ...(tracing === undefined ? {} : { tracing }),
   });
   const traced = tracing === undefined ? {} : { tracing };
+  const onlineScores = new OnlineScoreStore(store.database);
+  const sampler = new OnlineSampler(
+    {
+      scores: onlineScores,
+      logger,
+      metrics,
+      // The judge's calls go to the operator's upstreams, outside the engine's route metrics.
+      judgeRouter: new ModelRouter(config.upstreams, providers),
+      prices: billing.prices,
+    },
+    {
+      capacity: config.PERSONA_SAMPLE_QUEUE_SIZE,
+      concurrency: config.PERSONA_SAMPLE_CONCURRENCY,
+      deadlineMs: config.PERSONA_SAMPLE_DEADLINE_MS,
+      flushIntervalMs: 1_000,
+    },
+  );
   return {
     config,
     logger,
@@ -114,7 +134,15 @@ export async function createServices(
     accounts,
     personas,
     canaries,
-    canaryWatch: new CanaryWatch(canaries, store.database, logger, config.PERSONA_CANARY_CHECK_MS),
+    canaryWatch: new CanaryWatch(
+      canaries,
+      store.database,
+      logger,
+      config.PERSONA_CANARY_CHECK_MS,
+      onlineScores,
+    ),
+    sampler,
+    onlineScores,
     keys,
     oauth,
     engine,
@@ -132,6 +160,7 @@ export async function createServices(
       engine,
       billing,
       metrics,
+      sampler,
       ...traced,
     },
     retention: new UsageRetention(store, retentionSettingsOf(config), logger),

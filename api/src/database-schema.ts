@@ -6,6 +6,7 @@ import type { InstanceTables } from "./instances/instance-tables.js";
 import type { KeyTables } from "./keys/key-tables.js";
 import type { LoginTables } from "./login/login-tables.js";
 import type { OAuthTables } from "./oauth/oauth-tables.js";
+import type { OnlineEvaluationTables } from "./online-evaluation/online-evaluation-tables.js";
 import type { PersonaTables } from "./personas/persona-tables.js";
 import type { PlaygroundTables } from "./playground/playground-tables.js";
 import type { UsageTables } from "./usage/usage-tables.js";
@@ -29,5 +30,6 @@ declare module "./storage/schema.js" {
       LoginTables,
       InstanceTables,
       ApplicationTables,
-      OAuthTables {}
+      OAuthTables,
+      OnlineEvaluationTables {}
 }

@@ -5,6 +5,7 @@ import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { INSTANCE_UPSTREAMS_MIGRATIONS } from "./instances/instance-upstreams-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { OAUTH_MIGRATIONS } from "./oauth/oauth-migration.js";
+import { ONLINE_EVALUATION_MIGRATIONS } from "./online-evaluation/online-evaluation-migration.js";
 import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
 import { PERSONA_CANARY_MIGRATIONS } from "./personas/persona-canary-migration.js";
@@ -54,6 +55,7 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...PAYMENT_RETENTION_MIGRATIONS,
   ...INSTANCE_UPSTREAMS_MIGRATIONS,
   ...PERSONA_CANARY_MIGRATIONS,
+  ...ONLINE_EVALUATION_MIGRATIONS,
   ...OAUTH_MIGRATIONS,
   ...APPLICATION_MIGRATIONS,
 };

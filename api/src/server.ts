@@ -143,6 +143,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
   await services.billing.startSweeper();
   services.retention.start();
   services.canaryWatch.start();
+  services.sampler.start();
   await services.heartbeat.start();
   const host = services.config.PERSONA_HOST.includes(":")
     ? `[${services.config.PERSONA_HOST}]`
@@ -173,6 +174,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
       await leaving;
       await services.retention.stop();
       await services.canaryWatch.stop();
+      await services.sampler.stop();
       await services.billing.close();
       await services.store.close();
       await services.tracing?.shutdown();

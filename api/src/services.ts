@@ -7,6 +7,8 @@ import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
 import type { OAuthStore } from "./oauth/oauth-store.js";
+import type { OnlineSampler } from "./online-evaluation/online-sampler.js";
+import type { OnlineScoreStore } from "./online-evaluation/online-score-store.js";
 import type { CanaryWatch } from "./personas/canary-watch.js";
 import type { PersonaCanaryStore } from "./personas/persona-canary-store.js";
 import type { PersonaStore } from "./personas/persona-store.js";
@@ -41,6 +43,10 @@ export interface Services {
   tracing?: Tracing;
   /** The request pipeline's dependencies (pipeline/metered-request.ts). */
   pipeline: PipelineContext;
+  /** Online evaluation's sampler: its periodic write is started by the server. */
+  sampler: OnlineSampler;
+  /** Online evaluation's scores and kept samples. */
+  onlineScores: OnlineScoreStore;
   /** Usage retention: its background job is started by the server. */
   retention: UsageRetention;
   /**

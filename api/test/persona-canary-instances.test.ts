@@ -203,6 +203,13 @@ describe.skipIf(skipReason !== undefined)(
         const mine = rows.filter((row) => row.personaVersion === version);
         const errors = mine.filter((row) => row.status >= 500).length;
         const cost = mine.reduce((sum, row) => sum + row.costMicros, 0);
+        // Nearest-rank percentiles of the rows' durations (migration 0027).
+        const durations = mine.flatMap((row) => (row.durationMs == null ? [] : [row.durationMs]));
+        durations.sort((a, b) => a - b);
+        const rank = (p: number) =>
+          durations.length === 0
+            ? null
+            : (durations[Math.max(1, Math.ceil((p / 100) * durations.length)) - 1] ?? null);
         return {
           version,
           requests: mine.length,
@@ -210,6 +217,9 @@ describe.skipIf(skipReason !== undefined)(
           errorRate: mine.length === 0 ? 0 : (errors / mine.length) * 100,
           costMicros: cost,
           costPerRequestMicros: mine.length === 0 ? 0 : cost / mine.length,
+          latencyP50Ms: rank(50),
+          latencyP95Ms: rank(95),
+          onlineScore: null,
         };
       };
       expect(status.versions).toEqual([fromRows(1), fromRows(2)]);

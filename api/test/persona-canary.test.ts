@@ -130,12 +130,21 @@ describe("persona canary (SQLite)", () => {
       percent: 20,
       maxErrorRateIncrease: 5,
       minRequests: 50,
+      minOnlineScore: null,
+      minJudgeScore: null,
     });
     const since: string = json.since;
     const fromRows = (version: number) => {
       const mine = rows.filter((row) => row.personaVersion === version && row.createdAt >= since);
       const errors = mine.filter((row) => row.status >= 500).length;
       const cost = mine.reduce((sum, row) => sum + row.costMicros, 0);
+      // Nearest-rank percentiles of the rows' durations (migration 0027).
+      const durations = mine.flatMap((row) => (row.durationMs == null ? [] : [row.durationMs]));
+      durations.sort((a, b) => a - b);
+      const rank = (p: number) =>
+        durations.length === 0
+          ? null
+          : (durations[Math.max(1, Math.ceil((p / 100) * durations.length)) - 1] ?? null);
       return {
         version,
         requests: mine.length,
@@ -143,6 +152,9 @@ describe("persona canary (SQLite)", () => {
         errorRate: mine.length === 0 ? 0 : (errors / mine.length) * 100,
         costMicros: cost,
         costPerRequestMicros: mine.length === 0 ? 0 : cost / mine.length,
+        latencyP50Ms: rank(50),
+        latencyP95Ms: rank(95),
+        onlineScore: null,
       };
     };
     expect(json.versions).toEqual([fromRows(1), fromRows(2)]);
@@ -150,7 +162,7 @@ describe("persona canary (SQLite)", () => {
     expect(json.events.map((event: { action: string }) => event.action)).toEqual(["start"]);
     const text = await admin(services, "status", personaId);
     expect(text.stdout).toContain("canary: version 2 on 20 % of traffic");
-    expect(text.stdout).toContain("usage rows record no duration");
+    expect(text.stdout).toContain("p50 ms");
 
     // Promoting the canary's version finishes it, in the same transaction.
     const promoted = await admin(services, "promote", personaId, "2");

@@ -12,6 +12,7 @@ import { registerEmailCommands } from "./email-commands.js";
 import { addEvaluationCommands } from "./evaluation-commands.js";
 import { addMigrateCommand } from "./migrate-command.js";
 import { addPersonaCanaryCommands } from "./persona-canary-commands.js";
+import { addPersonaSampleCommands } from "./persona-sample-commands.js";
 import {
   addPersonaVersionCommands,
   applyFileAccess,
@@ -245,6 +246,7 @@ export function createAdminProgram(services: Services, output: AdminOutput): Com
     );
   addPersonaVersionCommands(persona, services, print, output.error);
   addPersonaCanaryCommands(persona, services, print, output.error);
+  addPersonaSampleCommands(persona, services, print);
   for (const [command, allowed] of [
     ["grant-personify", true],
     ["revoke-personify", false],

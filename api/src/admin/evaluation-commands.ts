@@ -115,7 +115,7 @@ interface EvaluateOptions {
  * The suite of a persona: `--suite`, or for the demo persona (the example
  * persona's name) the suite shipped beside its file.
  */
-function suiteFor(personaName: string, file: string | undefined): EvaluationSuite {
+export function suiteFor(personaName: string, file: string | undefined): EvaluationSuite {
   const chosen =
     file ?? (personaName === readExamplePersona().name ? exampleSuiteFile() : undefined);
   if (chosen === undefined) {
@@ -412,8 +412,48 @@ export function addEvaluationCommands(
     .command("eval-runs")
     .argument("<personaId>")
     .option("--json", "print the runs as JSON")
+    .option(
+      "--live",
+      "list online evaluation's scores of live answers instead (persona sample): per version per day, newest first",
+    )
     .description("list a persona's stored evaluation runs, newest first")
-    .action(async (id: string, options: { json?: boolean }) => {
+    .action(async (id: string, options: { json?: boolean; live?: boolean }) => {
+      if (options.live === true) {
+        const scores = await services.onlineScores.daily(id);
+        if (options.json === true) {
+          output.out(JSON.stringify(scores, null, 2));
+        } else if (scores.length === 0) {
+          output.out(
+            `no online evaluation scores of ${id} (persona-admin persona sample ${id} --percent P)`,
+          );
+        } else {
+          output.out(
+            renderTable([
+              [
+                "day",
+                "version",
+                "sampled",
+                "checks passed",
+                "judged",
+                "judge mean",
+                "judge errors",
+                "judge cost",
+              ],
+              ...scores.map((score) => [
+                score.day ?? "",
+                String(score.version),
+                String(score.samples),
+                score.checkPassRate === null ? "–" : `${score.checkPassRate.toFixed(1)}%`,
+                String(score.judged),
+                score.judgeMean === null ? "–" : score.judgeMean.toFixed(2),
+                String(score.judgeErrors),
+                formatMoney(score.judgeCostMicros),
+              ]),
+            ]),
+          );
+        }
+        return;
+      }
       const runs = await new EvaluationStore(services.database).list(id);
       if (options.json === true) {
         output.out(JSON.stringify(runs, null, 2));

@@ -63,4 +63,13 @@ export const operationsConfigShape = {
    * canary`).
    */
   PERSONA_CANARY_CHECK_MS: milliseconds.default(10_000),
+  /**
+   * Online evaluation (`persona-admin persona sample`): answers waiting to
+   * be scored at most, per instance; a fuller queue drops and counts them.
+   */
+  PERSONA_SAMPLE_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Sampled answers scored at once per instance (judge calls in flight). */
+  PERSONA_SAMPLE_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /** Deadline from picking a sampled answer to its score, judge call included. */
+  PERSONA_SAMPLE_DEADLINE_MS: milliseconds.default(30_000),
 };

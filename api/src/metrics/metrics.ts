@@ -74,6 +74,13 @@ export interface Metrics {
    * share of a request's latency).
    */
   storageWriteDuration: Histogram<"operation" | "outcome">;
+  /**
+   * Live answers picked by online evaluation (`persona-admin persona
+   * sample`), by `outcome`: `scored`, `dropped_full` (the queue was full),
+   * `dropped_deadline` (it waited past its deadline), `failed` (its scores
+   * could not be stored).
+   */
+  onlineSamples: Counter<"outcome">;
 }
 
 /** Latency buckets in seconds: from cache-fast rejections to slow model calls. */
@@ -191,6 +198,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "persona_charges_total",
       help: "Requests charged (settled with a cost above zero).",
       labelNames: ["endpoint", "payment_method"] as const,
+      registers,
+    }),
+    onlineSamples: new Counter({
+      name: "persona_online_samples_total",
+      help: "Live answers picked for online evaluation, by outcome: scored, dropped_full (queue full), dropped_deadline (waited past the deadline), failed (scores not stored).",
+      labelNames: ["outcome"] as const,
       registers,
     }),
     chargedMicros: new Counter({

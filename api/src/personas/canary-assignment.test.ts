@@ -10,6 +10,9 @@ const canary: PersonaCanary = {
   startedAt: "2026-11-28T10:00:00.000Z",
   maxErrorRateIncrease: 5,
   minRequests: 50,
+  minOnlineScore: null,
+  minJudgeScore: null,
+  minSamples: 20,
   content: {
     name: "Juniper Two",
     traits: example.traits,

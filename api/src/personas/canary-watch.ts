@@ -1,10 +1,13 @@
 import type { Logger } from "../logging/logger.js";
+import type { OnlineScore, OnlineScoreStore } from "../online-evaluation/online-score-store.js";
 import type { Database } from "../storage/store.js";
 import { figuresOf, type VersionFigures, versionFigures } from "./canary-figures.js";
 import type { PersonaCanaryStore, RunningCanary } from "./persona-canary-store.js";
 
 /** Why a canary stops by itself: the figures of both versions and the rule they broke. */
 export interface CanaryVerdict {
+  /** The rule broken: its error rate, or its online score under the operator's floor. */
+  reason: "error_rate" | "online_score";
   canary: VersionFigures;
   live: VersionFigures;
   /** The canary's error rate minus the live one's, in percentage points. */
@@ -30,6 +33,7 @@ export function judgeCanary(
   const increase = canaryFigures.errorRate - liveFigures.errorRate;
   if (increase <= canary.maxErrorRateIncrease) return undefined;
   return {
+    reason: "error_rate",
     canary: canaryFigures,
     live: liveFigures,
     increase,
@@ -38,10 +42,66 @@ export function judgeCanary(
   };
 }
 
+/** Why a canary stops on its online score: its score, the live version's, and the floor broken. */
+export interface CanaryScoreVerdict {
+  reason: "online_score";
+  /** The canary version's online score since it began. */
+  canary: OnlineScore;
+  /** The live version's over the same time, for comparison (null without samples). */
+  live: OnlineScore | null;
+  /** Which floor: percent of checks passed, or the judge's mean. */
+  floor: "checks" | "judge";
+  minOnlineScore: number | null;
+  minJudgeScore: number | null;
+  minSamples: number;
+}
+
+/**
+ * Judges a running canary on its online score since it started (online
+ * evaluation, `persona sample`): it must stop when at least `minSamples`
+ * of its answers were scored and the share of checks passed is under
+ * `minOnlineScore`, or the judge's mean (over at least `minSamples` judged
+ * answers) is under `minJudgeScore`.
+ *
+ * @returns the verdict when it must stop, else undefined (always without a floor)
+ */
+export function judgeCanaryScore(
+  canary: RunningCanary,
+  scores: ReadonlyMap<number, OnlineScore>,
+): CanaryScoreVerdict | undefined {
+  const score = scores.get(canary.version);
+  if (score === undefined) return undefined;
+  const floors = {
+    minOnlineScore: canary.minOnlineScore,
+    minJudgeScore: canary.minJudgeScore,
+    minSamples: canary.minSamples,
+  };
+  const live = scores.get(canary.liveVersion) ?? null;
+  if (
+    canary.minOnlineScore !== null &&
+    score.samples >= canary.minSamples &&
+    score.checkPassRate !== null &&
+    score.checkPassRate < canary.minOnlineScore
+  ) {
+    return { reason: "online_score", canary: score, live, floor: "checks", ...floors };
+  }
+  if (
+    canary.minJudgeScore !== null &&
+    score.judged >= canary.minSamples &&
+    score.judgeMean !== null &&
+    score.judgeMean < canary.minJudgeScore
+  ) {
+    return { reason: "online_score", canary: score, live, floor: "judge", ...floors };
+  }
+  return undefined;
+}
+
 /**
  * The automatic stop of canaries, off the request path: every
  * `intervalMs` each instance reads the running canaries and their figures
- * from the usage rows and stops those whose error rate is too high. The
+ * from the usage rows and stops those whose error rate is too high, or
+ * whose online score (online evaluation's sums since the canary began)
+ * fell under the floor the operator set. The
  * stop is a conditional update of that very canary
  * ({@link PersonaCanaryStore.stopAutomatically}), so instances checking at
  * once stop it, record it and log it (warn) once.
@@ -55,6 +115,7 @@ export class CanaryWatch {
     private readonly database: Database,
     private readonly logger: Logger,
     private readonly intervalMs: number,
+    private readonly onlineScores?: Pick<OnlineScoreStore, "sinceCanary">,
   ) {}
 
   /** Starts the periodic check (the server does, at start-up). */
@@ -89,17 +150,35 @@ export class CanaryWatch {
     for (const canary of await this.canaries.running()) {
       const figures = await versionFigures(this.database, canary.personaId, canary.startedAt);
       const verdict = judgeCanary(canary, figures);
-      if (verdict === undefined) continue;
-      if (!(await this.canaries.stopAutomatically(canary, { ...verdict }))) continue;
+      if (verdict !== undefined) {
+        if (!(await this.canaries.stopAutomatically(canary, { ...verdict }))) continue;
+        stopped.push(canary.personaId);
+        this.logger.warn(
+          {
+            personaId: canary.personaId,
+            canaryVersion: canary.version,
+            liveVersion: canary.liveVersion,
+            ...verdict,
+          },
+          "persona canary stopped by itself: its error rate exceeded the live version's by more than the margin",
+        );
+        continue;
+      }
+      if (this.onlineScores === undefined) continue;
+      if (canary.minOnlineScore === null && canary.minJudgeScore === null) continue;
+      const scores = await this.onlineScores.sinceCanary(canary.personaId, canary.startedAt);
+      const scoreVerdict = judgeCanaryScore(canary, scores);
+      if (scoreVerdict === undefined) continue;
+      if (!(await this.canaries.stopAutomatically(canary, { ...scoreVerdict }))) continue;
       stopped.push(canary.personaId);
       this.logger.warn(
         {
           personaId: canary.personaId,
           canaryVersion: canary.version,
           liveVersion: canary.liveVersion,
-          ...verdict,
+          ...scoreVerdict,
         },
-        "persona canary stopped by itself: its error rate exceeded the live version's by more than the margin",
+        "persona canary stopped by itself: its online score fell under the floor",
       );
     }
     return stopped;

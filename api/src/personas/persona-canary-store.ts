@@ -34,6 +34,16 @@ export interface CanaryStart {
   minRequests?: number;
   /** Who starts it (persona-admin: the operator's login name). */
   operator?: string | null;
+  /**
+   * Floor on the canary's online score, percent (0–100) of the sampled
+   * answers' checks passed: it stops itself below it. Needs sampling on
+   * (`persona sample`); absent: no floor.
+   */
+  minOnlineScore?: number | null;
+  /** Floor on its judge's mean rubric score (1–5); absent: no floor. */
+  minJudgeScore?: number | null;
+  /** Sampled canary answers before a floor is judged (default {@link DEFAULT_MIN_SAMPLES}). */
+  minSamples?: number;
   /** What a forced route check overrode (`--force`), kept in the start's history entry. */
   forced?: string;
 }
@@ -42,6 +52,8 @@ export interface CanaryStart {
 export const DEFAULT_MAX_ERROR_RATE_INCREASE = 5;
 /** The default number of canary requests before the automatic stop judges. */
 export const DEFAULT_MIN_REQUESTS = 50;
+/** The default number of sampled canary answers before its online score is judged. */
+export const DEFAULT_MIN_SAMPLES = 20;
 /** The largest share of traffic a canary may take, in percent. */
 export const MAX_CANARY_PERCENT = 50;
 
@@ -70,6 +82,11 @@ export interface RunningCanary {
   startedAt: string;
   maxErrorRateIncrease: number;
   minRequests: number;
+  /** Floor on the online score in percent of checks passed; null: none. */
+  minOnlineScore: number | null;
+  /** Floor on the judge's mean score (1–5); null: none. */
+  minJudgeScore: number | null;
+  minSamples: number;
 }
 
 type Executor = Pick<Database, "selectFrom" | "insertInto" | "updateTable">;
@@ -81,6 +98,9 @@ const NO_CANARY = {
   canary_started_at: null,
   canary_max_error_increase: null,
   canary_min_requests: null,
+  canary_min_score: null,
+  canary_min_judge_score: null,
+  canary_min_samples: null,
 } as const;
 
 async function recordEvent(
@@ -149,6 +169,27 @@ export class PersonaCanaryStore {
     const { percent } = options;
     const maxIncrease = options.maxErrorRateIncrease ?? DEFAULT_MAX_ERROR_RATE_INCREASE;
     const minRequests = options.minRequests ?? DEFAULT_MIN_REQUESTS;
+    const minOnlineScore = options.minOnlineScore ?? null;
+    const minJudgeScore = options.minJudgeScore ?? null;
+    const minSamples = options.minSamples ?? DEFAULT_MIN_SAMPLES;
+    if (
+      minOnlineScore !== null &&
+      (!Number.isFinite(minOnlineScore) || minOnlineScore < 0 || minOnlineScore > 100)
+    ) {
+      throw new PersonaCanaryError("invalid_canary", "the online score floor is 0 to 100 percent");
+    }
+    if (
+      minJudgeScore !== null &&
+      (!Number.isFinite(minJudgeScore) || minJudgeScore < 1 || minJudgeScore > 5)
+    ) {
+      throw new PersonaCanaryError("invalid_canary", "the judge score floor is 1 to 5");
+    }
+    if (!Number.isSafeInteger(minSamples) || minSamples < 1) {
+      throw new PersonaCanaryError(
+        "invalid_canary",
+        "the minimum samples must be a whole number from 1",
+      );
+    }
     if (!Number.isInteger(percent) || percent < 1 || percent > MAX_CANARY_PERCENT) {
       throw new PersonaCanaryError(
         "invalid_canary",
@@ -200,6 +241,9 @@ export class PersonaCanaryStore {
           canary_started_at: now,
           canary_max_error_increase: maxIncrease,
           canary_min_requests: minRequests,
+          canary_min_score: minOnlineScore,
+          canary_min_judge_score: minJudgeScore,
+          canary_min_samples: minSamples,
         })
         .where("id", "=", id)
         .execute();
@@ -213,6 +257,9 @@ export class PersonaCanaryStore {
         details: {
           maxErrorRateIncrease: maxIncrease,
           minRequests,
+          ...(minOnlineScore === null ? {} : { minOnlineScore }),
+          ...(minJudgeScore === null ? {} : { minJudgeScore }),
+          ...(minOnlineScore === null && minJudgeScore === null ? {} : { minSamples }),
           ...(options.forced === undefined ? {} : { forced: options.forced }),
         },
       });
@@ -294,6 +341,9 @@ export class PersonaCanaryStore {
         "canary_started_at",
         "canary_max_error_increase",
         "canary_min_requests",
+        "canary_min_score",
+        "canary_min_judge_score",
+        "canary_min_samples",
       ])
       .where("canary_version", "is not", null)
       .execute();
@@ -309,6 +359,13 @@ export class PersonaCanaryStore {
               startedAt: row.canary_started_at,
               maxErrorRateIncrease: Number(row.canary_max_error_increase),
               minRequests: Number(row.canary_min_requests),
+              minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
+              minJudgeScore:
+                row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
+              minSamples:
+                row.canary_min_samples === null
+                  ? DEFAULT_MIN_SAMPLES
+                  : Number(row.canary_min_samples),
             },
           ],
     );

@@ -3,9 +3,14 @@
  * persona versions and written from them.
  */
 import type { Selectable } from "kysely";
+import {
+  type PersonaSampling,
+  parseSamplingSettings,
+} from "../online-evaluation/sampling-settings.js";
 import type { Database } from "../storage/database.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
+import { DEFAULT_MIN_SAMPLES } from "./persona-canary-store.js";
 import type { PersonaContent } from "./persona-content.js";
 import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "./persona-tables.js";
 import { personaTraitsSchema } from "./persona-traits.js";
@@ -51,8 +56,22 @@ function canaryOf(
     startedAt: row.canary_started_at,
     maxErrorRateIncrease: Number(row.canary_max_error_increase),
     minRequests: Number(row.canary_min_requests),
+    minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
+    minJudgeScore: row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
+    minSamples:
+      row.canary_min_samples === null ? DEFAULT_MIN_SAMPLES : Number(row.canary_min_samples),
     content: contentOf(canaryRow),
   };
+}
+
+/** A `personas` row's online evaluation, or undefined when it samples nothing. */
+function samplingOf(row: PersonasTable): PersonaSampling | undefined {
+  const percent = row.sample_percent === null ? 0 : Number(row.sample_percent);
+  if (percent <= 0) return undefined;
+  const settings = parseSamplingSettings(row.sample_settings);
+  return settings === undefined
+    ? undefined
+    : { percent, settings, canaryStartedAt: row.canary_started_at ?? "" };
 }
 
 export function toPersona(row: PersonasTable, canaryRow?: PersonaVersionsTable): Persona {
@@ -71,6 +90,8 @@ export function toPersona(row: PersonasTable, canaryRow?: PersonaVersionsTable):
   }
   const canary = canaryOf(row, canaryRow);
   if (canary !== undefined) persona.canary = canary;
+  const sampling = samplingOf(row);
+  if (sampling !== undefined) persona.sampling = sampling;
   return persona;
 }
 

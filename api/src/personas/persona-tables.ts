@@ -39,6 +39,16 @@ export interface PersonasTable {
   canary_max_error_increase: number | null;
   /** Requests of the canary version before its error rate is judged. */
   canary_min_requests: number | null;
+  /** Share of live answers scored by online evaluation in percent (migration 0027); null or 0: none. */
+  sample_percent: number | null;
+  /** Online evaluation's settings as JSON (online-evaluation/sampling-settings.ts); null: none. */
+  sample_settings: string | null;
+  /** The running canary's floor on its online score: percent of checks passed (migration 0027). */
+  canary_min_score: number | null;
+  /** The running canary's floor on its judge's mean score, 1–5 (migration 0027). */
+  canary_min_judge_score: number | null;
+  /** Sampled answers of the canary version before its online score is judged (migration 0027). */
+  canary_min_samples: number | null;
 }
 
 /**

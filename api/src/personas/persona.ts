@@ -1,3 +1,4 @@
+import type { PersonaSampling } from "../online-evaluation/sampling-settings.js";
 import type { ModelRoute } from "./model-route.js";
 import type { PersonaTraits } from "./persona-traits.js";
 
@@ -36,6 +37,11 @@ export interface Persona {
    * personas read by `find`/`load`; absent when none runs.
    */
   canary?: PersonaCanary;
+  /**
+   * Online evaluation (`persona-admin persona sample`): the share of live
+   * answers scored off the request path; absent when none are.
+   */
+  sampling?: PersonaSampling;
 }
 
 /**
@@ -54,6 +60,12 @@ export interface PersonaCanary {
   maxErrorRateIncrease: number;
   /** Requests of the canary version before its error rate is judged. */
   minRequests: number;
+  /** Floor on its online score (percent of checks passed) under which it stops itself; null: none. */
+  minOnlineScore: number | null;
+  /** Floor on its judge's mean score (1–5) under which it stops itself; null: none. */
+  minJudgeScore: number | null;
+  /** Sampled answers of the canary version before its online score is judged. */
+  minSamples: number;
   /** The canary version's name, traits and route, as it answers. */
   content: { name: string; traits: PersonaTraits; route: ModelRoute };
 }

@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { trace } from "@opentelemetry/api";
 import type { RateLimit } from "@persona-reply/shared";
 import type { Request, Response } from "express";
@@ -84,12 +85,14 @@ export async function serveMetered<Body, Payload>(
   response: Response,
   caller: (request: Request, response: Response) => Promise<Caller>,
 ): Promise<void> {
+  const startedAt = performance.now();
   const body = validateBody(endpoint.schema, request.body, endpoint.invalidBody);
   const who = await caller(request, response);
   const usage: UsageContext = {
     endpoint: endpoint.name,
     requestId: requestIdOf(request),
     resourceUrl: resourceUrlOf(context, request),
+    startedAt,
   };
   const { persona, payer } = await authorize(
     context,
@@ -111,7 +114,8 @@ export async function serveMetered<Body, Payload>(
     await releaseAfterFailure(context, { payer }, persona, usage, error);
     throw error;
   }
-  const call = context.engine.prepare(persona, endpoint.task(body));
+  const task = endpoint.task(body);
+  const call = context.engine.prepare(persona, task);
   const traced = context.tracing === undefined ? {} : personaAttributes(persona);
   if (context.tracing !== undefined) trace.getActiveSpan()?.setAttributes(traced);
   const admission: Admission = await inSpan(context.tracing, "admission", traced, () =>
@@ -135,6 +139,8 @@ export async function serveMetered<Body, Payload>(
     settle(context, admission, persona, output, usage, response),
   );
   response.json(endpoint.present(body, output, admission.rateLimits, persona));
+  // After the answer is written: sampling queues it in constant time, or ignores it.
+  context.sampler?.offer(persona, endpoint.name, task, output);
 }
 
 function resourceUrlOf(context: PipelineContext, request: Request): string {

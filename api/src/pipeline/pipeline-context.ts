@@ -6,6 +6,7 @@ import type { KeyStore } from "../keys/key-store.js";
 import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { OAuthStore } from "../oauth/oauth-store.js";
+import type { OnlineSampler } from "../online-evaluation/online-sampler.js";
 import type { PersonaStore } from "../personas/persona-store.js";
 import type { Store } from "../storage/store.js";
 import type { Tracing } from "../tracing/tracing.js";
@@ -23,6 +24,8 @@ export interface PipelineContext {
   engine: PersonaEngine;
   billing: Billing;
   metrics: Metrics;
+  /** Online evaluation: offered every served answer, off the request path (online-evaluation/online-sampler.ts). */
+  sampler?: Pick<OnlineSampler, "offer">;
   /** Spans of admission and settlement when tracing is on. */
   tracing?: Tracing;
 }

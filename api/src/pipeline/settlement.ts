@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { Response } from "express";
 import type { EngineOutput } from "../engine/persona-engine.js";
 import { ServiceError } from "../http/service-error.js";
@@ -15,6 +16,8 @@ export interface UsageContext {
   requestId: string | null;
   /** The x402 resource URL (the request's URL). */
   resourceUrl: string;
+  /** When the request arrived (`performance.now()`): its usage row's `duration_ms` runs from here. */
+  startedAt?: number;
 }
 
 function statusOf(error: unknown): number {
@@ -46,6 +49,8 @@ function usageOf(
     paymentReference: null,
     upstream: output?.target.upstream ?? null,
     model: output?.target.model ?? null,
+    durationMs:
+      context.startedAt === undefined ? null : Math.round(performance.now() - context.startedAt),
   };
 }
 

@@ -36,6 +36,11 @@ export interface UsageRecordsTable {
    * 0 for every other row, and for rows written before 0017.
    */
   charged_micros: number;
+  /**
+   * Milliseconds from the request's arrival to its settlement, or to the
+   * record of its failure (migration 0027); null on older rows.
+   */
+  duration_ms: number | null;
 }
 
 /** The SQL types the usage row's columns were made with (kysely's names, valid on both dialects). */
@@ -44,7 +49,8 @@ export type UsageColumnType = "text" | "integer" | "bigint";
 /**
  * The one list of the usage row's columns (`usage_records`), in the
  * table's order (migration 0002's columns, then `upstream` and `model`
- * from 0006, `persona_version` from 0010, `charged_micros` from 0017),
+ * from 0006, `persona_version` from 0010, `charged_micros` from 0017,
+ * `duration_ms` from 0027),
  * each with its SQL type. Checked against {@link UsageRecordsTable}: a
  * column missing here or not in the table does not compile. The ledgers'
  * statements, their PostgreSQL typed arrays and the archive's JSON Lines
@@ -68,6 +74,7 @@ export const USAGE_COLUMN_TYPES = {
   model: "text",
   persona_version: "integer",
   charged_micros: "bigint",
+  duration_ms: "integer",
 } as const satisfies Record<keyof UsageRecordsTable, UsageColumnType>;
 
 /** A column of the usage row. */

@@ -27,6 +27,11 @@ export interface RetentionReport {
   ledgerEntriesRolledUp: number;
   /** x402 payment rows removed (older than the cutoff). */
   paymentRowsRemoved: number;
+  /**
+   * Kept online evaluation samples removed because their own retention
+   * (`persona sample --keep-content --content-days`) passed; absent when none.
+   */
+  onlineSamplesRemoved?: number;
   /** Account-months whose carried-forward entry was made or grew. */
   carriedForwardMonths: number;
   /**

@@ -20,6 +20,8 @@ export interface UsageInput {
   model?: string | null;
   /** The persona version that answered; absent or null when none did. */
   personaVersion?: number | null;
+  /** Milliseconds from the request's arrival to its settlement or failure; absent or null when not measured. */
+  durationMs?: number | null;
 }
 
 /** The three metered endpoints. */
@@ -51,6 +53,7 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     model: usage.model ?? null,
     persona_version: usage.personaVersion ?? null,
     charged_micros: 0,
+    duration_ms: usage.durationMs ?? null,
   };
 }
 
@@ -73,5 +76,7 @@ export function usageRecordOf(row: UsageRecordsTable): UsageRecord {
     upstream: row.upstream,
     model: row.model,
     personaVersion: row.persona_version === null ? null : Number(row.persona_version),
+    // Rows archived before migration 0027 have no duration.
+    durationMs: row.duration_ms == null ? null : Number(row.duration_ms),
   };
 }

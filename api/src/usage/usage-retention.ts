@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Logger } from "../logging/logger.js";
+import { removeExpiredSamples } from "../online-evaluation/online-score-store.js";
 import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-retention.js";
 import type { Database, Store } from "../storage/store.js";
 import { CARRIED_FORWARD_KIND } from "./carried-forward.js";
@@ -122,7 +123,14 @@ export class UsageRetention {
    */
   run(now: Date = new Date()): Promise<RetentionReport> {
     const { days } = this.settings;
-    if (days === null) return Promise.resolve({ ...emptyReport(null), skipped: "off" });
+    if (days === null) {
+      // Kept sample content has its own retention, removed even with usage retention off.
+      return this.removeSamples(this.store.database, now).then((removed) => ({
+        ...emptyReport(null),
+        skipped: "off" as const,
+        ...(removed > 0 ? { onlineSamplesRemoved: removed } : {}),
+      }));
+    }
     const cutoff = retentionCutoff(days, now);
     if (this.running !== undefined) {
       return Promise.resolve({ ...emptyReport(cutoff), skipped: "busy" });
@@ -176,8 +184,18 @@ export class UsageRetention {
     );
     report.paymentRowsRemoved = payments.rows;
     report.batches += payments.batches;
+    const samples = await this.removeSamples(database, now);
+    if (samples > 0) report.onlineSamplesRemoved = samples;
     report.reclaimedBytes = await this.dialect.reclaim(run);
     return report;
+  }
+
+  /** Removes kept online evaluation samples past their own retention (`delete_after`). */
+  private removeSamples(database: Database, now: Date): Promise<number> {
+    return removeExpiredSamples(database, now.toISOString(), this.settings.batchSize, async () => {
+      await this.pause();
+      return !this.stopped;
+    });
   }
 
   /**
