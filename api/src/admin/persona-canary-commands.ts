@@ -3,6 +3,7 @@ import type { OnlineScore } from "../online-evaluation/online-score-store.js";
 import type { SamplingSettings } from "../online-evaluation/sampling-settings.js";
 import { readSampling } from "../online-evaluation/sampling-store.js";
 import { figuresOf, type VersionFigures, versionFigures } from "../personas/canary-figures.js";
+import type { PersonaCanaryTerms } from "../personas/persona.js";
 import {
   type CanaryEvent,
   DEFAULT_MAX_ERROR_RATE_INCREASE,
@@ -37,18 +38,7 @@ export interface PersonaStatus {
   personaId: string;
   liveVersion: number;
   /** The running canary, or null. */
-  canary: {
-    version: number;
-    percent: number;
-    startedAt: string;
-    maxErrorRateIncrease: number;
-    minRequests: number;
-    /** Floor on its online score, percent of checks passed; null: none. */
-    minOnlineScore: number | null;
-    /** Floor on its judge's mean score (1–5); null: none. */
-    minJudgeScore: number | null;
-    minSamples: number;
-  } | null;
+  canary: PersonaCanaryTerms | null;
   /** Online evaluation (`persona sample`): the share of answers scored (0: off) and what scores them. */
   sampling: { percent: number; settings: SamplingSettings | null };
   /**

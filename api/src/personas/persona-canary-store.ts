@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import type { Database } from "../storage/store.js";
 import { timeOrderedId } from "../storage/time-ordered-id.js";
+import type { PersonaCanaryTerms } from "./persona.js";
 import { lockPersona } from "./persona-lock.js";
 import type { PersonasTable } from "./persona-tables.js";
 
@@ -74,19 +75,38 @@ export class PersonaCanaryError extends Error {
 }
 
 /** A persona with a running canary, as the automatic stop reads it. */
-export interface RunningCanary {
+export interface RunningCanary extends PersonaCanaryTerms {
   personaId: string;
   liveVersion: number;
-  version: number;
-  percent: number;
-  startedAt: string;
-  maxErrorRateIncrease: number;
-  minRequests: number;
-  /** Floor on the online score in percent of checks passed; null: none. */
-  minOnlineScore: number | null;
-  /** Floor on the judge's mean score (1–5); null: none. */
-  minJudgeScore: number | null;
-  minSamples: number;
+}
+
+/**
+ * The canary terms of a `personas` row whose canary runs (`canary_version`
+ * and `canary_started_at` set); a row from before `canary_min_samples`
+ * reads {@link DEFAULT_MIN_SAMPLES}.
+ */
+export function canaryTermsOf(
+  row: Pick<
+    Selectable<PersonasTable>,
+    | "canary_percent"
+    | "canary_max_error_increase"
+    | "canary_min_requests"
+    | "canary_min_score"
+    | "canary_min_judge_score"
+    | "canary_min_samples"
+  > & { canary_version: number | string; canary_started_at: string },
+): PersonaCanaryTerms {
+  return {
+    version: Number(row.canary_version),
+    percent: Number(row.canary_percent),
+    startedAt: row.canary_started_at,
+    maxErrorRateIncrease: Number(row.canary_max_error_increase),
+    minRequests: Number(row.canary_min_requests),
+    minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
+    minJudgeScore: row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
+    minSamples:
+      row.canary_min_samples === null ? DEFAULT_MIN_SAMPLES : Number(row.canary_min_samples),
+  };
 }
 
 type Executor = Pick<Database, "selectFrom" | "insertInto" | "updateTable">;
@@ -354,18 +374,11 @@ export class PersonaCanaryStore {
             {
               personaId: row.id,
               liveVersion: Number(row.live_version),
-              version: Number(row.canary_version),
-              percent: Number(row.canary_percent),
-              startedAt: row.canary_started_at,
-              maxErrorRateIncrease: Number(row.canary_max_error_increase),
-              minRequests: Number(row.canary_min_requests),
-              minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
-              minJudgeScore:
-                row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
-              minSamples:
-                row.canary_min_samples === null
-                  ? DEFAULT_MIN_SAMPLES
-                  : Number(row.canary_min_samples),
+              ...canaryTermsOf({
+                ...row,
+                canary_version: row.canary_version,
+                canary_started_at: row.canary_started_at,
+              }),
             },
           ],
     );

@@ -10,7 +10,7 @@ import {
 import type { Database } from "../storage/database.js";
 import { type ModelRoute, modelRouteSchema, routeOfProvider } from "./model-route.js";
 import type { Persona, PersonaCanary, PersonaVersion } from "./persona.js";
-import { DEFAULT_MIN_SAMPLES } from "./persona-canary-store.js";
+import { canaryTermsOf } from "./persona-canary-store.js";
 import type { PersonaContent } from "./persona-content.js";
 import type { PersonasTable as PersonasColumns, PersonaVersionsTable } from "./persona-tables.js";
 import { personaTraitsSchema } from "./persona-traits.js";
@@ -51,15 +51,11 @@ function canaryOf(
     return undefined;
   }
   return {
-    version: Number(row.canary_version),
-    percent: Number(row.canary_percent),
-    startedAt: row.canary_started_at,
-    maxErrorRateIncrease: Number(row.canary_max_error_increase),
-    minRequests: Number(row.canary_min_requests),
-    minOnlineScore: row.canary_min_score === null ? null : Number(row.canary_min_score),
-    minJudgeScore: row.canary_min_judge_score === null ? null : Number(row.canary_min_judge_score),
-    minSamples:
-      row.canary_min_samples === null ? DEFAULT_MIN_SAMPLES : Number(row.canary_min_samples),
+    ...canaryTermsOf({
+      ...row,
+      canary_version: row.canary_version,
+      canary_started_at: row.canary_started_at,
+    }),
     content: contentOf(canaryRow),
   };
 }

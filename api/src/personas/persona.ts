@@ -49,7 +49,17 @@ export interface Persona {
  * traffic, each caller sticking to one version for the canary's life
  * (personas/canary-assignment.ts), the rest is served by the live version.
  */
-export interface PersonaCanary {
+export interface PersonaCanary extends PersonaCanaryTerms {
+  /** The canary version's name, traits and route, as it answers. */
+  content: { name: string; traits: PersonaTraits; route: ModelRoute };
+}
+
+/**
+ * A running canary's version, share and stop conditions: what the
+ * `personas` row holds for it ({@link PersonaCanary}, `persona status`, the
+ * automatic stop all read this one shape).
+ */
+export interface PersonaCanaryTerms {
   /** The version it serves: a draft or an earlier version, never the live one. */
   version: number;
   /** Share of traffic in percent, 1–50. */
@@ -66,8 +76,6 @@ export interface PersonaCanary {
   minJudgeScore: number | null;
   /** Sampled answers of the canary version before its online score is judged. */
   minSamples: number;
-  /** The canary version's name, traits and route, as it answers. */
-  content: { name: string; traits: PersonaTraits; route: ModelRoute };
 }
 
 /** Where a version stands: a draft never served, the live one serves, a retired one served before. */
