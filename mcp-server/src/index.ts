@@ -36,4 +36,9 @@ export {
   type HttpServeOptions,
   serveHttp,
 } from "./transports/http-transport.js";
+export {
+  handleStatelessRequest,
+  type StatelessRequestOptions,
+  writeJsonRpcError,
+} from "./transports/stateless-request.js";
 export { type StdioOutcome, serveStdio } from "./transports/stdio-transport.js";

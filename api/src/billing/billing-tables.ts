@@ -1,3 +1,5 @@
+import type { RateLimitWindowColumns } from "../storage/rate-limit-buckets.js";
+
 /**
  * Tables of billing, rate limits and x402 payments (migration
  * `0002_billing_limits_payments`; its `usage_records` is the usage
@@ -54,14 +56,8 @@ export interface BalanceEntriesTable {
  * starts at the first request after the previous one ended (migration
  * `0004_rate_limit_buckets`).
  */
-export interface RateLimitBucketsTable {
+export interface RateLimitBucketsTable extends RateLimitWindowColumns {
   bucket: string;
-  minute_start: number;
-  minute_count: number;
-  hour_start: number;
-  hour_count: number;
-  day_start: number;
-  day_count: number;
 }
 
 /** x402 payments seen, keyed by the hash of the payment header, so none is used twice. */

@@ -6,7 +6,7 @@ import { describeTarget } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import { describeCheck, judgedVerdict } from "./check-results.js";
 import { conversationDrift } from "./conversation-drift.js";
-import { runDeterministicCheck } from "./deterministic-checks.js";
+import { checkSubjectOf, runDeterministicCheck } from "./deterministic-checks.js";
 import type { CaseRun, CheckResult, ConversationRun, TurnRun } from "./evaluation-run.js";
 import type { EvaluationCase, EvaluationSuite } from "./evaluation-suite.js";
 import { type Judge, judgeReply } from "./judge.js";
@@ -196,12 +196,7 @@ export async function runConversationCase(
     record.latencyMs = performance.now() - started;
     record.reply = reply;
 
-    const subject = {
-      reply,
-      source: undefined,
-      personaName: persona.name,
-      refusalMarkers: suite.refusalMarkers,
-    };
+    const subject = checkSubjectOf(reply, undefined, persona.name, suite.refusalMarkers);
     let verdict: Awaited<ReturnType<typeof judgeReply>> | undefined;
     if (judge !== undefined && judgedDimensions.size > 0) {
       verdict = await judgeReply(

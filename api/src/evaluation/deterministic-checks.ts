@@ -23,6 +23,26 @@ export interface CheckSubject {
   refusalMarkers: readonly string[];
 }
 
+/**
+ * The subject of the checks on one answer: its `reply`, the source when the
+ * call was a /personify (`{ task: "personify", source }`; anything else has
+ * none), the persona's name and the suite's (or sampling's) refusal markers.
+ * One builder for the offline suite, conversation turns and live sampling.
+ */
+export function checkSubjectOf(
+  reply: string,
+  call: { task: string; source?: string } | undefined,
+  personaName: string,
+  refusalMarkers: readonly string[],
+): CheckSubject {
+  return {
+    reply,
+    source: call?.task === "personify" ? call.source : undefined,
+    personaName,
+    refusalMarkers,
+  };
+}
+
 const APOSTROPHE = "['’]";
 
 /**

@@ -6,7 +6,7 @@ import { describeTarget, type ModelRoute } from "../personas/model-route.js";
 import type { Persona } from "../personas/persona.js";
 import { describeCheck, judgedVerdict } from "./check-results.js";
 import { NO_SIMULATED_USER, runConversationCase } from "./conversation-runner.js";
-import { runDeterministicCheck } from "./deterministic-checks.js";
+import { checkSubjectOf, runDeterministicCheck } from "./deterministic-checks.js";
 import type { CaseRun, CheckResult, EvaluationRun, EvaluationSide } from "./evaluation-run.js";
 import type { EvaluationSuite, SingleTurnCase } from "./evaluation-suite.js";
 import { type Judge, judgeReply } from "./judge.js";
@@ -284,12 +284,7 @@ async function runCase(
     };
   }
   const latencyMs = performance.now() - started;
-  const subject = {
-    reply,
-    source: evaluationCase.task === "personify" ? evaluationCase.source : undefined,
-    personaName: persona.name,
-    refusalMarkers: suite.refusalMarkers,
-  };
+  const subject = checkSubjectOf(reply, evaluationCase, persona.name, suite.refusalMarkers);
   const checks: CheckResult[] = [];
   let judgeCostMicros = 0;
   for (const [index, check] of evaluationCase.checks.entries()) {

@@ -1,22 +1,19 @@
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { PersonaClient } from "@persona-reply/client";
 import {
   type ActiveSettings,
   createPersonaServer,
+  handleStatelessRequest,
   TOOL_RETRY_POLICY,
+  writeJsonRpcError,
 } from "@persona-reply/mcp-server";
 import { createHostCheck, isLoopbackAddress } from "@persona-reply/shared/node";
-import type { Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler } from "express";
 import type { Services } from "../services.js";
 import { MCP_RELAY_HEADER, MCP_RELAY_SECRET } from "./mcp-relay.js";
 
 /** Largest request body `/mcp` reads, in bytes (the MCP SDK's default, as persona-mcp). */
 export const MCP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-
-function jsonRpcError(response: Response, status: number, message: string): void {
-  response.status(status).json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
-}
 
 /**
  * The DNS-rebinding guard of `/mcp` and the OAuth endpoints, as the pages
@@ -37,12 +34,20 @@ export function createMcpHostGuard(services: Services): RequestHandler {
       return;
     }
     if (!allowed(request.headers.host)) {
-      jsonRpcError(response, 403, "forbidden: this host name is not one this service answers on");
+      writeJsonRpcError(
+        response,
+        403,
+        "forbidden: this host name is not one this service answers on",
+      );
       return;
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !(URL.canParse(origin) && allowed(new URL(origin).host))) {
-      jsonRpcError(response, 403, "forbidden: requests from web pages of other hosts are refused");
+      writeJsonRpcError(
+        response,
+        403,
+        "forbidden: requests from web pages of other hosts are refused",
+      );
       return;
     }
     next();
@@ -102,38 +107,19 @@ function settingsOf(request: Request, auth: AuthInfo): ActiveSettings {
  */
 export function createMcpHandler(services: Services): RequestHandler {
   return async (request, response) => {
-    if (request.method !== "POST") {
-      response.setHeader("Allow", "POST");
-      jsonRpcError(response, 405, "method not allowed: this stateless endpoint takes POST only");
-      return;
-    }
     const auth = (request as Request & { auth?: AuthInfo }).auth;
     if (auth === undefined) {
-      jsonRpcError(response, 401, "unauthorized");
+      writeJsonRpcError(response, 401, "unauthorized");
       return;
     }
-    const server = createPersonaServer({
-      clientSource: () => settingsOf(request, auth),
-      envFile: "this app's connection",
-    });
-    // No sessionIdGenerator: stateless mode.
-    const transport = new StreamableHTTPServerTransport({
+    await handleStatelessRequest(request, response, {
+      createServer: () =>
+        createPersonaServer({
+          clientSource: () => settingsOf(request, auth),
+          envFile: "this app's connection",
+        }),
       maxRequestBodySize: MCP_BODY_LIMIT_BYTES,
+      onError: (error) => services.logger.error({ error }, "MCP request failed"),
     });
-    response.on("close", () => {
-      transport.close().catch(() => {});
-      server.close().catch(() => {});
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request, response);
-    } catch (error) {
-      services.logger.error(
-        { error: error instanceof Error ? error.message : String(error) },
-        "MCP request failed",
-      );
-      if (!response.headersSent) jsonRpcError(response, 500, "internal error");
-      else response.end();
-    }
   };
 }

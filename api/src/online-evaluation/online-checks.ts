@@ -1,6 +1,10 @@
 import { contentText } from "@persona-reply/shared";
 import type { EngineTask } from "../engine/persona-engine.js";
-import { type CheckVerdict, runDeterministicCheck } from "../evaluation/deterministic-checks.js";
+import {
+  type CheckVerdict,
+  checkSubjectOf,
+  runDeterministicCheck,
+} from "../evaluation/deterministic-checks.js";
 import { describeCheck } from "../evaluation/evaluation-runner.js";
 import type { EvaluationCheck } from "../evaluation/evaluation-suite.js";
 import type { Persona } from "../personas/persona.js";
@@ -71,12 +75,7 @@ export function runOnlineChecks(
   const checks: EvaluationCheck[] = [...settings.checks];
   const topic = metAvoidTopic(persona, task, message);
   if (topic !== undefined) checks.push({ type: "refusal", topic });
-  const subject = {
-    reply,
-    source: task.task === "personify" ? task.source : undefined,
-    personaName: persona.name,
-    refusalMarkers: settings.refusalMarkers,
-  };
+  const subject = checkSubjectOf(reply, task, persona.name, settings.refusalMarkers);
   const results: OnlineCheckResult[] = [];
   let decided = 0;
   let passed = 0;

@@ -20,3 +20,16 @@ export type RateLimits = Record<WindowName, number>;
 
 /** The counters of one key: when each window started (Unix ms) and how many it counted. */
 export type WindowCounters = Record<WindowName, { start: number; count: number }>;
+
+/**
+ * The window columns of a rate-limit bucket row (`rate_limit_buckets`):
+ * each window's start (Unix ms) and count, as {@link WINDOWS} names them.
+ */
+export interface RateLimitWindowColumns {
+  minute_start: number;
+  minute_count: number;
+  hour_start: number;
+  hour_count: number;
+  day_start: number;
+  day_count: number;
+}

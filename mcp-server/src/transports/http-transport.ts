@@ -1,7 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   discardUnreadBodies,
   isLoopbackAddress,
@@ -10,6 +9,7 @@ import {
 } from "@persona-reply/shared/node";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { readBearerToken } from "./bearer-token.js";
+import { handleStatelessRequest, writeJsonRpcError } from "./stateless-request.js";
 
 /** Path the Streamable HTTP endpoint answers on. */
 export const MCP_PATH = "/mcp";
@@ -50,16 +50,6 @@ function isLoopbackBinding(host: string): boolean {
   return isLoopbackAddress(host) || isLoopbackHost(host);
 }
 
-function jsonRpcError(
-  response: http.ServerResponse,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-) {
-  response.writeHead(status, { ...headers, "content-type": "application/json" });
-  response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
-
 /**
  * Serves the MCP Streamable HTTP transport at `http://host:port/mcp`, in
  * stateless mode: each POST gets a fresh server and transport (no session
@@ -95,17 +85,17 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
   const httpServer = http.createServer(async (request, response) => {
     const url = new URL(request.url ?? "/", "http://placeholder");
     if (url.pathname !== MCP_PATH) {
-      jsonRpcError(response, 404, `not found: the MCP endpoint is ${MCP_PATH}`);
+      writeJsonRpcError(response, 404, `not found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }
     if (guardHosts) {
       if (!isLoopbackHost(request.headers.host)) {
-        jsonRpcError(response, 403, "forbidden: Host must be a loopback address");
+        writeJsonRpcError(response, 403, "forbidden: Host must be a loopback address");
         return;
       }
       const origin = request.headers.origin;
       if (origin !== undefined && !isLoopbackOrigin(origin)) {
-        jsonRpcError(
+        writeJsonRpcError(
           response,
           403,
           "forbidden: requests from web pages of other hosts are refused",
@@ -116,7 +106,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
     if (token !== undefined) {
       const credential = readBearerToken(request.headers.authorization, token);
       if (credential !== "valid") {
-        jsonRpcError(
+        writeJsonRpcError(
           response,
           401,
           credential === "missing"
@@ -132,28 +122,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpEndpoint
         return;
       }
     }
-    if (request.method !== "POST") {
-      response.setHeader("allow", "POST");
-      jsonRpcError(response, 405, "method not allowed: this stateless endpoint takes POST only");
-      return;
-    }
-    const server = options.createServer();
-    // No sessionIdGenerator: stateless mode (exactOptionalPropertyTypes forbids spelling it undefined).
-    const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: BODY_LIMIT_BYTES });
-    response.on("close", () => {
-      transport.close().catch(() => {});
-      server.close().catch(() => {});
+    await handleStatelessRequest(request, response, {
+      createServer: options.createServer,
+      maxRequestBodySize: BODY_LIMIT_BYTES,
+      onError: (message) => logger.error(`HTTP request failed: ${message}`),
     });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request, response);
-    } catch (error) {
-      logger.error(
-        `HTTP request failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      if (!response.headersSent) jsonRpcError(response, 500, "internal error");
-      else response.end();
-    }
   });
   // A refusal given before the body was read (401, 403, the SDK's 413) reaches a
   // client still writing it: the rest is read and thrown away first, up to 8 times

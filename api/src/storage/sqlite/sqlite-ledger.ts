@@ -8,20 +8,17 @@ import type {
   SettleOutcome,
 } from "../ledger.js";
 import { USAGE_COLUMNS, type UsageRecordsTable } from "../ledger-usage-row.js";
-import { WINDOWS, type WindowCounters } from "../rate-limit-buckets.js";
+import {
+  type RateLimitWindowColumns,
+  WINDOWS,
+  type WindowCounters,
+} from "../rate-limit-buckets.js";
 
 /** Prepares (or reuses) a statement of the worker's connection. */
 export type Prepare = (sql: string) => Statement;
 
 /** Columns of a rate-limit bucket row. */
-interface BucketRow {
-  minute_start: number;
-  minute_count: number;
-  hour_start: number;
-  hour_count: number;
-  day_start: number;
-  day_count: number;
-}
+type BucketRow = RateLimitWindowColumns;
 
 /**
  * One conditional UPDATE checks every window of a bucket and counts all of
