@@ -13,18 +13,26 @@ export const REVIEW_DAYS = "2–5 days";
 export const EXAMPLE_APP_STEP =
   "Clone the example app (the example-app folder of the Persona Reply repository) and put your key and persona ID in its .env";
 
-function lines(...text: Array<string | false>): string {
-  return text.filter((line) => line !== false).join("\n");
+/**
+ * A plain-text mail: "Hello," and a blank line, then `body` (a `false`
+ * line is left out, for lines that depend on a condition).
+ */
+function mail(
+  to: string,
+  subject: string,
+  body: Array<string | false>,
+  consoleLine: string,
+): OutgoingMail {
+  const text = ["Hello,", "", ...body].filter((line) => line !== false).join("\n");
+  return { to, subject, text, consoleLine };
 }
 
 /** The mail with the link that confirms the applicant's address. */
 export function confirmationMail(to: string, link: string, expiresInHours: number): OutgoingMail {
-  return {
+  return mail(
     to,
-    subject: "Confirm your Persona Reply application",
-    text: lines(
-      "Hello,",
-      "",
+    "Confirm your Persona Reply application",
+    [
       "thank you for applying for the Persona Reply beta. Confirm that this address is yours,",
       "and your application enters review:",
       "",
@@ -33,9 +41,9 @@ export function confirmationMail(to: string, link: string, expiresInHours: numbe
       `The link works once and expires in ${expiresInHours} hours. A review usually takes ${REVIEW_DAYS};`,
       "we write to this address with the answer.",
       "If you did not apply, ignore this mail: without the confirmation nothing happens.",
-    ),
-    consoleLine: `APPLICATION CONFIRMATION LINK for ${to}: ${link}`,
-  };
+    ],
+    `APPLICATION CONFIRMATION LINK for ${to}: ${link}`,
+  );
 }
 
 /** What an application's status means for the applicant, one sentence. */
@@ -57,12 +65,10 @@ export function statusSentence(application: Application): string {
  * again: its status, no second application.
  */
 export function statusMail(application: Application, baseUrl: string): OutgoingMail {
-  return {
-    to: application.email,
-    subject: "Your Persona Reply application",
-    text: lines(
-      "Hello,",
-      "",
+  return mail(
+    application.email,
+    "Your Persona Reply application",
+    [
       "someone (probably you) applied again for the Persona Reply beta with this address.",
       "There is one application per address, and yours exists already:",
       "",
@@ -70,9 +76,9 @@ export function statusMail(application: Application, baseUrl: string): OutgoingM
       "",
       application.status === "approved" && `Sign in: ${baseUrl}/sign-in`,
       application.status === "rejected" && "Questions about the decision? Reply to this mail.",
-    ),
-    consoleLine: `APPLICATION STATUS for ${application.email}: ${application.status}`,
-  };
+    ],
+    `APPLICATION STATUS for ${application.email}: ${application.status}`,
+  );
 }
 
 /** The approval: the account exists, the address may sign in, and the next step is the onboarding call. */
@@ -85,12 +91,10 @@ export function approvalMail(
     bookingUrl === undefined
       ? "We write to you shortly to arrange it."
       : `Book it here: ${bookingUrl}`;
-  return {
-    to: application.email,
-    subject: "Your Persona Reply application is approved",
-    text: lines(
-      "Hello,",
-      "",
+  return mail(
+    application.email,
+    "Your Persona Reply application is approved",
+    [
       "your application for the Persona Reply beta is approved.",
       "",
       "Next step: a 30-minute onboarding call, in which we design your persona together.",
@@ -98,27 +102,25 @@ export function approvalMail(
       "",
       `This address may now sign in to the playground: ${baseUrl}/sign-in`,
       "After the call, your persona and its ID appear there, and we mail you the ID.",
-    ),
-    consoleLine: `APPLICATION APPROVED mail to ${application.email}; next step: ${bookingUrl ?? "(no PERSONA_ONBOARDING_BOOKING_URL: arrange the call by mail)"}`,
-  };
+    ],
+    `APPLICATION APPROVED mail to ${application.email}; next step: ${bookingUrl ?? "(no PERSONA_ONBOARDING_BOOKING_URL: arrange the call by mail)"}`,
+  );
 }
 
 /** The rejection, with the operator's reason. */
 export function rejectionMail(application: Application, reason: string): OutgoingMail {
-  return {
-    to: application.email,
-    subject: "Your Persona Reply application",
-    text: lines(
-      "Hello,",
-      "",
+  return mail(
+    application.email,
+    "Your Persona Reply application",
+    [
       "thank you for applying for the Persona Reply beta. We cannot offer you access at this time:",
       "",
       reason,
       "",
       "Questions about the decision? Reply to this mail.",
-    ),
-    consoleLine: `APPLICATION REJECTED mail to ${application.email}`,
-  };
+    ],
+    `APPLICATION REJECTED mail to ${application.email}`,
+  );
 }
 
 /** The persona made at onboarding: its name, its ID, and what to do with it. */
@@ -127,12 +129,10 @@ export function personaReadyMail(
   persona: { id: string; name: string },
   baseUrl: string,
 ): OutgoingMail {
-  return {
+  return mail(
     to,
-    subject: "Your Persona Reply persona is ready",
-    text: lines(
-      "Hello,",
-      "",
+    "Your Persona Reply persona is ready",
+    [
       `your persona ${persona.name} is ready. Its persona ID:`,
       "",
       persona.id,
@@ -142,7 +142,7 @@ export function personaReadyMail(
       `2. Try the persona in the playground: ${baseUrl}/playground`,
       `3. Read the API reference: ${baseUrl}/docs`,
       `4. ${EXAMPLE_APP_STEP}.`,
-    ),
-    consoleLine: `PERSONA READY mail to ${to}: persona ID ${persona.id}`,
-  };
+    ],
+    `PERSONA READY mail to ${to}: persona ID ${persona.id}`,
+  );
 }

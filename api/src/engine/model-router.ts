@@ -140,12 +140,8 @@ export class ModelRouter {
     clientSignal?: AbortSignal,
   ): Promise<RoutedAnswer<T>> {
     const failures: Failure[] = [];
-    const cooling: Array<{
-      index: number;
-      target: RouteTarget;
-      upstream: Upstream;
-      provider: ModelProvider;
-    }> = [];
+    const call: RouteCall<T> = { request, accept, clientSignal };
+    const cooling: RouteStep[] = [];
     let configured = 0;
     for (const [index, target] of route.entries()) {
       const upstream = this.upstreams.get(target.upstream);
@@ -155,13 +151,13 @@ export class ModelRouter {
         continue;
       }
       configured += 1;
-      const attempt = () =>
-        this.attempt(index, target, upstream, provider, request, accept, clientSignal);
+      const step: RouteStep = { index, target, upstream, provider };
+      const attempt = () => this.attempt(step, call);
       const isLast = index === route.length - 1;
       try {
         const outcome = await this.cooldowns.run(target, upstream, attempt);
         if (!outcome.skipped) return { value: outcome.value, target };
-        cooling.push({ index, target, upstream, provider });
+        cooling.push(step);
         if (!isLast) this.options.observer?.fellBack(target.upstream, "cooldown");
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -179,21 +175,13 @@ export class ModelRouter {
     const [cooled] = cooling;
     if (failures.length === 0 && cooled !== undefined) {
       // Every configured target is cooling down: try the first anyway.
-      const { index, target, upstream, provider } = cooled;
+      const { target, upstream } = cooled;
       this.options.logger?.warn(
         { target: describeTarget(target) },
         "every target of the route is cooling down; trying the first anyway",
       );
       try {
-        const value = await this.attempt(
-          index,
-          target,
-          upstream,
-          provider,
-          request,
-          accept,
-          clientSignal,
-        );
+        const value = await this.attempt(cooled, call);
         return { value, target };
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
@@ -224,20 +212,19 @@ export class ModelRouter {
    * One attempt on one target (the `index`th of the route), in a span when
    * tracing is on ({@link traceAttempt}).
    */
-  private attempt<T>(
-    index: number,
-    target: RouteTarget,
-    upstream: Upstream,
-    provider: ModelProvider,
-    request: RoutedRequest,
-    accept: (result: ProviderResult) => T,
-    clientSignal: AbortSignal | undefined,
-  ): Promise<T> {
+  private attempt<T>(step: RouteStep, call: RouteCall<T>): Promise<T> {
     const tracing = this.options.tracing;
-    const work = () => this.tryTarget(target, upstream, provider, request, accept, clientSignal);
+    const work = () => this.tryTarget(step, call);
     return tracing === undefined
       ? work()
-      : traceAttempt(tracing, target, index, request.persona, clientSignal, work);
+      : traceAttempt(
+          tracing,
+          step.target,
+          step.index,
+          call.request.persona,
+          call.clientSignal,
+          work,
+        );
   }
 
   /**
@@ -246,12 +233,8 @@ export class ModelRouter {
    * deadline included), or the client's abort reason when it went away.
    */
   private async tryTarget<T>(
-    target: RouteTarget,
-    upstream: Upstream,
-    provider: ModelProvider,
-    request: RoutedRequest,
-    accept: (result: ProviderResult) => T,
-    clientSignal: AbortSignal | undefined,
+    { target, upstream, provider }: RouteStep,
+    { request, accept, clientSignal }: RouteCall<T>,
   ): Promise<T> {
     const timeoutMs = upstream.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
@@ -292,6 +275,21 @@ export class ModelRouter {
       throw failure;
     }
   }
+}
+
+/** One target of a route that can be tried: its place in the route, its upstream and provider. */
+interface RouteStep {
+  index: number;
+  target: RouteTarget;
+  upstream: Upstream;
+  provider: ModelProvider;
+}
+
+/** What every attempt of one routed call shares: the request, how a result is accepted, the client's signal. */
+interface RouteCall<T> {
+  request: RoutedRequest;
+  accept: (result: ProviderResult) => T;
+  clientSignal: AbortSignal | undefined;
 }
 
 /**

@@ -3,15 +3,7 @@ import { Kysely, sql } from "kysely";
 import type { Logger } from "../../logging/logger.js";
 import { ChangeFeed } from "../change-feed.js";
 import type { Deadline } from "../deadline.js";
-import type {
-  AdmitInput,
-  AdmitOutcome,
-  Ledger,
-  ReleaseInput,
-  SettleInput,
-  SettleOutcome,
-} from "../ledger.js";
-import type { UsageRecordsTable } from "../ledger-usage-row.js";
+import type { AdmitOutcome, Ledger, SettleInput, SettleOutcome } from "../ledger.js";
 import { migrateToLatest } from "../migrations.js";
 import type { DatabaseSchema } from "../schema.js";
 import { StorageStartupError } from "../startup-error.js";
@@ -176,7 +168,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const observed = <T>(call: Promise<T>): Promise<T> => health.observe(call);
 
   const ledger: Ledger = {
-    admit(input: AdmitInput, deadline: Deadline): Promise<AdmitOutcome> {
+    // Parameter and result types come from Ledger.
+    admit(input, deadline) {
       // A hold whose answer came too late is released at once (its request got 503).
       const undo = (value: unknown) => {
         const outcome = value as AdmitOutcome;
@@ -195,14 +188,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
       };
       return observed(writer.request<AdmitOutcome>({ kind: "admit", input, deadline }, undo));
     },
-    settle(input: SettleInput, deadline: Deadline): Promise<SettleOutcome> {
+    settle(input, deadline) {
       const late = (value: unknown) => options.onLateSettlement?.(input, value as SettleOutcome);
       return observed(writer.request<SettleOutcome>({ kind: "settle", input, deadline }, late));
     },
-    release(input: ReleaseInput, deadline: Deadline): Promise<boolean> {
+    release(input, deadline) {
       return observed(writer.request<boolean>({ kind: "release", input, deadline }));
     },
-    record(usage: UsageRecordsTable, deadline: Deadline): Promise<void> {
+    record(usage, deadline) {
       return observed(writer.request<void>({ kind: "record", input: usage, deadline }));
     },
   };
