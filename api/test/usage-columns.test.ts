@@ -55,6 +55,8 @@ await describeEachDialect("the usage row's one column list", (database) => {
       paymentReference: null,
       upstream: "local",
       model: "llama-test",
+      // No foreign key: any text is stored as given.
+      oauthGrantId: "grant-columns",
     };
     const { balances, usage } = services.billing;
     const reservation = await balances.reserve(customer.accountId, 500, "req-columns");
