@@ -5,6 +5,7 @@ import { EVALUATION_MIGRATIONS } from "./evaluation/evaluation-migration.js";
 import { INSTANCE_UPSTREAMS_MIGRATIONS } from "./instances/instance-upstreams-migration.js";
 import { LOGIN_MIGRATIONS } from "./login/login-consent-migration.js";
 import { OAUTH_MIGRATIONS } from "./oauth/oauth-migration.js";
+import { OAUTH_UPKEEP_MIGRATIONS } from "./oauth/oauth-upkeep-migration.js";
 import { ONLINE_EVALUATION_MIGRATIONS } from "./online-evaluation/online-evaluation-migration.js";
 import { PAYMENT_RETENTION_MIGRATIONS } from "./payments/payment-retention-migration.js";
 import { MODEL_ROUTES_MIGRATIONS } from "./personas/model-routes-migration.js";
@@ -58,4 +59,5 @@ export const SCHEMA_MIGRATIONS: SchemaMigrations = {
   ...ONLINE_EVALUATION_MIGRATIONS,
   ...OAUTH_MIGRATIONS,
   ...APPLICATION_MIGRATIONS,
+  ...OAUTH_UPKEEP_MIGRATIONS,
 };

@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Services } from "../src/services.js";
 import { USAGE_COLUMN_TYPES, USAGE_COLUMNS } from "../src/storage/ledger-usage-row.js";
-import { writeUsageArchive } from "../src/usage/usage-archive.js";
+import { readUsageArchive, writeUsageArchive } from "../src/usage/usage-archive.js";
 import { usageRow } from "../src/usage/usage-record.js";
 import { describeEachDialect } from "./support/test-databases.js";
 import { closeStore, createCustomer, openStore } from "./support/test-store.js";
@@ -55,6 +55,8 @@ await describeEachDialect("the usage row's one column list", (database) => {
       paymentReference: null,
       upstream: "local",
       model: "llama-test",
+      // No foreign key: any text is stored as given.
+      oauthGrantId: "grant-columns",
     };
     const { balances, usage } = services.billing;
     const reservation = await balances.reserve(customer.accountId, 500, "req-columns");
@@ -117,6 +119,31 @@ await describeEachDialect("the usage row's one column list", (database) => {
         USAGE_COLUMNS,
         USAGE_COLUMNS,
       ]);
+      const readBack = [];
+      for await (const record of readUsageArchive(directory)) readBack.push(record);
+      expect(readBack.map((record) => record.oauthGrantId)).toEqual([
+        "grant-columns",
+        "grant-columns",
+      ]);
+
+      // A file archived before migration 0030 has no `oauth_grant_id`: read as no grant.
+      const older = fs.mkdtempSync(path.join(os.tmpdir(), "usage-columns-older-"));
+      try {
+        await writeUsageArchive(
+          older,
+          day,
+          (async function* () {
+            yield stored.map(({ oauth_grant_id: _newer, ...row }) => row as typeof settledRow);
+          })(),
+        );
+        const records = [];
+        for await (const record of readUsageArchive(older)) records.push(record);
+        expect(records.map((record) => [record.id, record.oauthGrantId])).toEqual(
+          stored.map((row) => [row.id, null]),
+        );
+      } finally {
+        fs.rmSync(older, { recursive: true, force: true });
+      }
     } finally {
       fs.rmSync(directory, { recursive: true, force: true });
     }

@@ -78,6 +78,7 @@ export async function admit(
   const refusalUsage: UsageRecordsTable = usageRow(timeOrderedId(), new Date(now).toISOString(), {
     accountId: payer.accountId,
     apiKeyId: payer.apiKeyId,
+    oauthGrantId: payer.oauthGrantId,
     personaId: persona.id,
     personaVersion: persona.version,
     endpoint: usage.endpoint,

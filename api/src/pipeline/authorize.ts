@@ -30,6 +30,8 @@ export type Payer =
       kind: "balance";
       accountId: string;
       apiKeyId: string | null;
+      /** The OAuth grant (connected app) of an access token's request, for its usage row; null otherwise. */
+      oauthGrantId: string | null;
       /** The bucket and limits the request counts against. */
       rateLimit: { bucket: string; limits: RateLimits };
       /** Whether the request's figures go out as `rateLimits` (API-key requests, docs/API.md §4.1). */
@@ -124,6 +126,7 @@ export async function authorize(
         kind: "balance",
         accountId: owner.accountId,
         apiKeyId: owner.id,
+        oauthGrantId: null,
         rateLimit: {
           bucket: keyBucket(owner.id),
           limits: resolveRateLimits(owner.rateLimitOverrides.key, owner.rateLimitOverrides.account),
@@ -156,6 +159,7 @@ export async function authorize(
       kind: "balance",
       accountId: caller.accountId,
       apiKeyId: null,
+      oauthGrantId: null,
       rateLimit: { bucket: `playground:${caller.accountId}`, limits: PLAYGROUND_RATE_LIMITS },
       reportsRateLimits: false,
     },
@@ -196,6 +200,7 @@ async function authorizeGrant(
       kind: "balance",
       accountId: access.accountId,
       apiKeyId: null,
+      oauthGrantId: access.grantId,
       rateLimit: {
         bucket: `oauth:${access.grantId}`,
         limits: resolveRateLimits(

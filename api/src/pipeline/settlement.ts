@@ -37,6 +37,7 @@ function usageOf(
   return {
     accountId: payer.accountId,
     apiKeyId: payer.kind === "balance" ? payer.apiKeyId : null,
+    oauthGrantId: payer.kind === "balance" ? payer.oauthGrantId : null,
     personaId: persona.id,
     personaVersion: persona.version,
     endpoint: context.endpoint,

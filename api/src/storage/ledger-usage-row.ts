@@ -41,6 +41,12 @@ export interface UsageRecordsTable {
    * record of its failure (migration 0027); null on older rows.
    */
   duration_ms: number | null;
+  /**
+   * The OAuth grant (connected app, `oauth_grants.id`) whose access token
+   * made the request: a tool call of `/mcp` (migration 0030); null for
+   * every other caller (an API key's is `api_key_id`) and on older rows.
+   */
+  oauth_grant_id: string | null;
 }
 
 /** The SQL types the usage row's columns were made with (kysely's names, valid on both dialects). */
@@ -50,7 +56,7 @@ export type UsageColumnType = "text" | "integer" | "bigint";
  * The one list of the usage row's columns (`usage_records`), in the
  * table's order (migration 0002's columns, then `upstream` and `model`
  * from 0006, `persona_version` from 0010, `charged_micros` from 0017,
- * `duration_ms` from 0027),
+ * `duration_ms` from 0027, `oauth_grant_id` from 0030),
  * each with its SQL type. Checked against {@link UsageRecordsTable}: a
  * column missing here or not in the table does not compile. The ledgers'
  * statements, their PostgreSQL typed arrays and the archive's JSON Lines
@@ -75,6 +81,7 @@ export const USAGE_COLUMN_TYPES = {
   persona_version: "integer",
   charged_micros: "bigint",
   duration_ms: "integer",
+  oauth_grant_id: "text",
 } as const satisfies Record<keyof UsageRecordsTable, UsageColumnType>;
 
 /** A column of the usage row. */

@@ -13,8 +13,6 @@ export type ReclaimSetup = { autoVacuum: "incremental" | "unchanged" } | { unsup
  * {@link retentionDialectOf}.
  */
 export interface RetentionDialect {
-  /** True when the store has partitions to make ahead, so the job runs with retention off too. */
-  readonly makesPartitions: boolean;
   /**
    * Runs `work` alone across instances, on a connection of its own.
    *

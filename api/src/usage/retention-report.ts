@@ -32,6 +32,21 @@ export interface RetentionReport {
    * (`persona sample --keep-content --content-days`) passed; absent when none.
    */
   onlineSamplesRemoved?: number;
+  /**
+   * The OAuth sweep (oauth/oauth-sweep.ts): authorization codes expired or
+   * used, and access and refresh tokens expired, more than a day ago;
+   * absent when it removed none.
+   */
+  oauthCodesRemoved?: number;
+  /** See {@link RetentionReport.oauthCodesRemoved}: the tokens removed. */
+  oauthTokensRemoved?: number;
+  /** True when the OAuth sweep reached its bound per run (or the job stopped) with rows left: the next run goes on. */
+  oauthSweepUnfinished?: true;
+  /**
+   * Why the OAuth sweep failed, when it did (the store's message): the rest
+   * of the run went on, and what the sweep removed before is counted.
+   */
+  oauthSweepFailed?: string;
   /** Account-months whose carried-forward entry was made or grew. */
   carriedForwardMonths: number;
   /**

@@ -22,6 +22,8 @@ export interface UsageInput {
   personaVersion?: number | null;
   /** Milliseconds from the request's arrival to its settlement or failure; absent or null when not measured. */
   durationMs?: number | null;
+  /** The OAuth grant (connected app) whose access token made the request; absent or null for any other caller. */
+  oauthGrantId?: string | null;
 }
 
 /** The three metered endpoints. */
@@ -54,6 +56,7 @@ export function usageRow(id: string, createdAt: string, usage: UsageInput): Usag
     persona_version: usage.personaVersion ?? null,
     charged_micros: 0,
     duration_ms: usage.durationMs ?? null,
+    oauth_grant_id: usage.oauthGrantId ?? null,
   };
 }
 
@@ -78,5 +81,7 @@ export function usageRecordOf(row: UsageRecordsTable): UsageRecord {
     personaVersion: row.persona_version === null ? null : Number(row.persona_version),
     // Rows archived before migration 0027 have no duration.
     durationMs: row.duration_ms == null ? null : Number(row.duration_ms),
+    // Rows archived before migration 0030 have no grant.
+    oauthGrantId: row.oauth_grant_id ?? null,
   };
 }

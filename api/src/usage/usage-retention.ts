@@ -1,8 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { sql } from "kysely";
 import type { Logger } from "../logging/logger.js";
+import { emptyOAuthSweep, sweepExpiredOAuth } from "../oauth/oauth-sweep.js";
 import { removeExpiredSamples } from "../online-evaluation/online-score-store.js";
 import { countPaymentsBefore, removePaymentsBefore } from "../payments/payment-retention.js";
+import { StorageUnavailableError } from "../storage/storage-error.js";
 import type { Database, Store } from "../storage/store.js";
 import { CARRIED_FORWARD_KIND } from "./carried-forward.js";
 import { archiveRemovable } from "./retention-archive.js";
@@ -21,7 +23,11 @@ import { type RetentionSettings, retentionCutoff } from "./retention-settings.js
  * account and month (so every account's ledger sum stays its balance), and
  * removes x402 payment rows older than it, in transactions of `batchSize`
  * rows with a pause between them, off the request path. Daily totals are
- * kept (migration 0012's triggers leave them alone).
+ * kept (migration 0012's triggers leave them alone). Two removals of their
+ * own run with it, with usage retention on or off: kept online evaluation
+ * samples past their `delete_after`, and the OAuth sweep (expired codes and
+ * tokens, oauth/oauth-sweep.ts), whose failure is reported, never the
+ * run's.
  *
  * A run changes nothing until everything that can fail outside the
  * database has succeeded: first the preflight (the database takes a write,
@@ -111,9 +117,10 @@ export class UsageRetention {
 
   /**
    * Runs retention once (the background job, or `persona-admin storage
-   * retention`). Returns at once with `skipped` when off, when a run of this
-   * process is under way, or (PostgreSQL) when another instance holds the
-   * work.
+   * retention`). Returns with `skipped` when a run of this process is under
+   * way, (PostgreSQL) when another instance holds the work, or when off —
+   * then after the removals that run even so (kept samples, the OAuth
+   * sweep). The OAuth sweep's failure is in the report, never thrown.
    *
    * @throws {RetentionPreflightError} when the preflight finds a problem
    *   (nothing was changed)
@@ -123,31 +130,39 @@ export class UsageRetention {
    */
   run(now: Date = new Date()): Promise<RetentionReport> {
     const { days } = this.settings;
-    if (days === null) {
-      // Kept sample content has its own retention, removed even with usage retention off.
-      return this.removeSamples(this.store.database, now).then((removed) => ({
-        ...emptyReport(null),
-        skipped: "off" as const,
-        ...(removed > 0 ? { onlineSamplesRemoved: removed } : {}),
-      }));
-    }
-    const cutoff = retentionCutoff(days, now);
+    const cutoff = days === null ? null : retentionCutoff(days, now);
     if (this.running !== undefined) {
-      return Promise.resolve({ ...emptyReport(cutoff), skipped: "busy" });
+      return Promise.resolve({ ...emptyReport(cutoff), skipped: days === null ? "off" : "busy" });
     }
-    const run = (async (): Promise<RetentionReport> => {
-      // Checked before the lock's connection is asked for: an unreachable database is named too.
-      const problems = await this.preflight({ create: true });
-      if (problems.length > 0) throw new RetentionPreflightError(problems);
-      const report = await this.dialect.exclusively(this.store.database, (database) =>
-        this.work(database, cutoff, now),
-      );
-      return report ?? { ...emptyReport(cutoff), skipped: "busy" };
-    })();
+    const run =
+      cutoff === null
+        ? this.upkeepWhileOff(now)
+        : (async (): Promise<RetentionReport> => {
+            // Checked before the lock's connection is asked for: an unreachable database is named too.
+            const problems = await this.preflight({ create: true });
+            if (problems.length > 0) throw new RetentionPreflightError(problems);
+            const report = await this.dialect.exclusively(this.store.database, (database) =>
+              this.work(database, cutoff, now),
+            );
+            return report ?? { ...emptyReport(cutoff), skipped: "busy" };
+          })();
+    // Tracked either way, so that stop() waits for it.
     this.running = run;
     return run.finally(() => {
       this.running = undefined;
     });
+  }
+
+  /**
+   * A run with usage retention off: kept sample content and spent OAuth
+   * rows have their own retention, removed even so.
+   */
+  private async upkeepWhileOff(now: Date): Promise<RetentionReport> {
+    const report: RetentionReport = { ...emptyReport(null), skipped: "off" };
+    const removed = await this.removeSamples(this.store.database, now);
+    if (removed > 0) report.onlineSamplesRemoved = removed;
+    await this.sweepOAuth(this.store.database, now, report);
+    return report;
   }
 
   /** One run's steps, after its preflight, on a connection that holds the retention lock. */
@@ -186,6 +201,7 @@ export class UsageRetention {
     report.batches += payments.batches;
     const samples = await this.removeSamples(database, now);
     if (samples > 0) report.onlineSamplesRemoved = samples;
+    await this.sweepOAuth(database, now, report);
     report.reclaimedBytes = await this.dialect.reclaim(run);
     return report;
   }
@@ -196,6 +212,47 @@ export class UsageRetention {
       await this.pause();
       return !this.stopped;
     });
+  }
+
+  /**
+   * The OAuth sweep's step: its counts go into `report`; a failure is
+   * logged and reported (`oauthSweepFailed`), never thrown, so the rest of
+   * the run goes on.
+   */
+  private async sweepOAuth(database: Database, now: Date, report: RetentionReport): Promise<void> {
+    const swept = emptyOAuthSweep();
+    try {
+      await sweepExpiredOAuth(
+        database,
+        {
+          now,
+          batchSize: this.settings.batchSize,
+          between: async () => {
+            await this.pause();
+            return !this.stopped;
+          },
+        },
+        swept,
+      );
+      if (swept.unfinished) report.oauthSweepUnfinished = true;
+    } catch (error) {
+      // The store's own words too: its failure kinds are worded for the request path.
+      report.oauthSweepFailed =
+        error instanceof StorageUnavailableError
+          ? `${error.message}: ${error.detail}`
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      if (!this.stopped) {
+        this.logger?.error(
+          { err: error },
+          "sweeping expired OAuth codes and tokens failed; the rest of the retention run went on",
+        );
+      }
+    }
+    if (swept.codesRemoved > 0) report.oauthCodesRemoved = swept.codesRemoved;
+    if (swept.tokensRemoved > 0) report.oauthTokensRemoved = swept.tokensRemoved;
+    report.batches += swept.batches;
   }
 
   /**
@@ -236,12 +293,13 @@ export class UsageRetention {
 
   /**
    * Starts the background job: a first run a minute after start, then every
-   * `intervalMs`. On PostgreSQL the partitions ahead are made at once, and
-   * with retention off the job still makes them every `intervalMs`.
+   * `intervalMs`. On PostgreSQL the partitions ahead are made at once. With
+   * retention off the job still runs every `intervalMs`: it makes the
+   * partitions (PostgreSQL), removes expired online evaluation samples and
+   * sweeps expired OAuth codes and tokens.
    */
   start(firstRunMs = 60_000): void {
     if (this.timer !== undefined) return;
-    if (this.settings.days === null && !this.dialect.makesPartitions) return;
     const partitionsMade = (error: unknown) => {
       if (!this.stopping.signal.aborted) {
         this.logger?.error({ err: error }, "making usage partitions failed; tried again later");
@@ -251,20 +309,17 @@ export class UsageRetention {
     this.starting = this.ensurePartitions().catch(partitionsMade);
     const tick = () => {
       const work = (this.starting ?? Promise.resolve()).then(() =>
-        this.settings.days === null
-          ? this.ensurePartitions().then(() => ({
-              usageRowsRemoved: 0,
-              ledgerEntriesRolledUp: 0,
-              paymentRowsRemoved: 0,
-            }))
-          : this.run(),
+        this.settings.days === null ? this.ensurePartitions().then(() => this.run()) : this.run(),
       );
       work
         .then((report) => {
           if (
             report.usageRowsRemoved > 0 ||
             report.ledgerEntriesRolledUp > 0 ||
-            report.paymentRowsRemoved > 0
+            report.paymentRowsRemoved > 0 ||
+            report.onlineSamplesRemoved !== undefined ||
+            report.oauthCodesRemoved !== undefined ||
+            report.oauthTokensRemoved !== undefined
           ) {
             this.logger?.info({ retention: report }, "usage retention removed old rows");
           }

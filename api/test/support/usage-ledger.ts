@@ -98,13 +98,20 @@ export async function writeChargedUsage(
   const id = randomUUID();
   const input = usageInput(usage);
   const charged = Math.max(0, input.costMicros);
-  // Before 0027 the table has no `duration_ms` column: a row without a
-  // duration goes in without it (the column is nullable), so databases
-  // migrated only part of the way take it too.
-  const { duration_ms: duration, ...withoutDuration } = usageRow(id, createdAt, input);
-  const row = (
-    duration === null ? withoutDuration : { ...withoutDuration, duration_ms: duration }
-  ) as UsageRecordsTable;
+  // Before 0027 the table has no `duration_ms` column, before 0030 no
+  // `oauth_grant_id`: a row without a duration or a grant goes in without
+  // the column (both are nullable), so databases migrated only part of the
+  // way take it too.
+  const {
+    duration_ms: duration,
+    oauth_grant_id: grant,
+    ...withoutNewer
+  } = usageRow(id, createdAt, input);
+  const row = {
+    ...withoutNewer,
+    ...(duration === null ? {} : { duration_ms: duration }),
+    ...(grant === null ? {} : { oauth_grant_id: grant }),
+  } as UsageRecordsTable;
   // Before 0017 the table has no `charged_micros` column: the row goes in without it.
   const { charged_micros: _unwritten, ...older } = row;
   await database

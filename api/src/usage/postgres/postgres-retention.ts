@@ -159,7 +159,6 @@ async function partitionStats(
  * whole. Space is reclaimed by autovacuum, not by the run.
  */
 export const postgresRetention: RetentionDialect = {
-  makesPartitions: true,
   exclusively,
   makePartitions,
   droppablePartitions,

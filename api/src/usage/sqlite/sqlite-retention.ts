@@ -62,7 +62,6 @@ async function setUpReclaim(location: string): Promise<ReclaimSetup> {
  * deletes), and the file gives back the pages the run freed.
  */
 export const sqliteRetention: RetentionDialect = {
-  makesPartitions: false,
   exclusively: (database, work) => work(database),
   makePartitions: async () => [],
   droppablePartitions: async () => [],
