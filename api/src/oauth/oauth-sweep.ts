@@ -1,3 +1,4 @@
+import { deleteInBatches, deleteOldest } from "../storage/batched-delete.js";
 import type { Database } from "../storage/store.js";
 
 /**
@@ -40,28 +41,6 @@ export function oauthSweepCutoff(now: Date): string {
 }
 
 /**
- * Deletes batches of at most `batchSize` rows with `remove` (each its own
- * statement and transaction) until one removes fewer, calling `between`
- * after each full one, for at most {@link OAUTH_SWEEP_MAX_BATCHES};
- * `counted` hears of each batch that removed rows.
- *
- * @returns whether rows may be left (the bound or a stop ended it)
- */
-async function inBatches(
-  remove: () => Promise<bigint>,
-  batchSize: number,
-  between: () => Promise<boolean>,
-  counted: (rows: number) => void,
-): Promise<{ unfinished: boolean }> {
-  for (let batch = 1; ; batch += 1) {
-    const removed = Number(await remove());
-    if (removed > 0) counted(removed);
-    if (removed < batchSize) return { unfinished: false };
-    if (batch >= OAUTH_SWEEP_MAX_BATCHES || !(await between())) return { unfinished: true };
-  }
-}
-
-/**
  * Removes the OAuth authorization server's spent rows (migration 0028's
  * tables): authorization codes that expired, or were used, before
  * {@link oauthSweepCutoff} (a day before `now`), and access and refresh
@@ -85,8 +64,13 @@ export async function sweepExpiredOAuth(
   into: OAuthSweepCounts = emptyOAuthSweep(),
 ): Promise<OAuthSweepCounts> {
   const cutoff = oauthSweepCutoff(options.now);
-  const codes = await inBatches(
-    async () =>
+  const batches = {
+    batchSize: options.batchSize,
+    between: options.between,
+    maxBatches: OAUTH_SWEEP_MAX_BATCHES,
+  };
+  const codes = await deleteInBatches(
+    async (limit) =>
       (
         await database
           .deleteFrom("oauth_codes")
@@ -95,37 +79,26 @@ export async function sweepExpiredOAuth(
               .selectFrom("oauth_codes")
               .select("code_hash")
               .where((row) => row.or([row("expires_at", "<", cutoff), row("used_at", "<", cutoff)]))
-              .limit(options.batchSize),
+              .limit(limit),
           )
           .executeTakeFirst()
       ).numDeletedRows,
-    options.batchSize,
-    options.between,
-    (rows) => {
-      into.codesRemoved += rows;
-      into.batches += 1;
+    {
+      ...batches,
+      onBatch: (rows) => {
+        into.codesRemoved += rows;
+        into.batches += 1;
+      },
     },
   );
-  const tokens = await inBatches(
-    async () =>
-      (
-        await database
-          .deleteFrom("oauth_tokens")
-          .where("token_hash", "in", (query) =>
-            query
-              .selectFrom("oauth_tokens")
-              .select("token_hash")
-              .where("expires_at", "<", cutoff)
-              .orderBy("expires_at")
-              .limit(options.batchSize),
-          )
-          .executeTakeFirst()
-      ).numDeletedRows,
-    options.batchSize,
-    options.between,
-    (rows) => {
-      into.tokensRemoved += rows;
-      into.batches += 1;
+  const tokens = await deleteInBatches(
+    deleteOldest(database, "oauth_tokens", "token_hash", "expires_at", cutoff),
+    {
+      ...batches,
+      onBatch: (rows) => {
+        into.tokensRemoved += rows;
+        into.batches += 1;
+      },
     },
   );
   into.unfinished = codes.unfinished || tokens.unfinished;

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { deleteInBatches, deleteOldest } from "../storage/batched-delete.js";
 import type { Database } from "../storage/store.js";
 import type { PersonaOnlineSamplesTable } from "./online-evaluation-tables.js";
 
@@ -183,22 +184,6 @@ export async function removeExpiredSamples(
   batchSize: number,
   between: () => Promise<boolean>,
 ): Promise<number> {
-  let rows = 0;
-  for (;;) {
-    const result = await database
-      .deleteFrom("persona_online_samples")
-      .where("id", "in", (query) =>
-        query
-          .selectFrom("persona_online_samples")
-          .select("id")
-          .where("delete_after", "<", now)
-          .orderBy("delete_after")
-          .limit(batchSize),
-      )
-      .executeTakeFirst();
-    const removed = Number(result.numDeletedRows);
-    rows += removed;
-    if (removed < batchSize || !(await between())) break;
-  }
-  return rows;
+  const remove = deleteOldest(database, "persona_online_samples", "id", "delete_after", now);
+  return (await deleteInBatches(remove, { batchSize, between })).rows;
 }

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { deleteInBatches, deleteOldest } from "../storage/batched-delete.js";
 import type { Database } from "../storage/store.js";
 
 /**
@@ -39,25 +40,7 @@ export async function removePaymentsBefore(
   batchSize: number,
   between: () => Promise<boolean>,
 ): Promise<{ rows: number; batches: number }> {
-  let rows = 0;
-  let batches = 0;
-  for (;;) {
-    const result = await database
-      .deleteFrom("x402_payments")
-      .where("id", "in", (query) =>
-        query
-          .selectFrom("x402_payments")
-          .select("id")
-          .where("created_at", "<", cutoff)
-          .orderBy("created_at")
-          .limit(batchSize),
-      )
-      .executeTakeFirst();
-    const removed = Number(result.numDeletedRows);
-    if (removed === 0) break;
-    rows += removed;
-    batches += 1;
-    if (removed < batchSize || !(await between())) break;
-  }
+  const remove = deleteOldest(database, "x402_payments", "id", "created_at", cutoff);
+  const { rows, batches } = await deleteInBatches(remove, { batchSize, between });
   return { rows, batches };
 }
