@@ -21,7 +21,14 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   /** Where the app would send the browser (set by the SDK after a 401). */
   authorizationUrl: URL | undefined;
 
-  constructor(private readonly name = "Test agent") {}
+  /**
+   * @param clientMetadataUrl - the app's client ID metadata document: the SDK then uses it as
+   *   its client_id instead of registering, when the server advertises support
+   */
+  constructor(
+    private readonly name = "Test agent",
+    readonly clientMetadataUrl?: string,
+  ) {}
 
   get redirectUrl(): string {
     return APP_CALLBACK;
