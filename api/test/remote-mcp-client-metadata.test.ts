@@ -245,10 +245,7 @@ describe("hostile client metadata documents are refused with an OAuth error, not
     browser = await signedInClient(service);
     usageBefore = await usageCount(service);
   });
-  afterAll(async () => {
-    expect(await usageCount(service)).toBe(usageBefore);
-    await service.stop();
-  });
+  afterAll(() => service.stop());
 
   /**
    * Authorization through the SDK's client (or, for a client ID the SDK
@@ -338,7 +335,7 @@ describe("hostile client metadata documents are refused with an OAuth error, not
     expect(host.hits.get("/hostile/target.json")).toBeUndefined();
   });
 
-  it("refuses a client_id URL without a path", async () => {
+  it("refuses a client_id URL without a path, with dot segments or with credentials", async () => {
     await expectRefused(`${host.origin}/`, "invalid_client", /must have a path/u, false);
     await expectRefused(
       `${host.origin}/apps/../client.json`,
@@ -368,6 +365,16 @@ describe("hostile client metadata documents are refused with an OAuth error, not
     } finally {
       await silent.close();
     }
+  });
+
+  it("charged nothing and connected no app for any of them", async () => {
+    expect(await usageCount(service)).toBe(usageBefore);
+    const grants = await service.services.database
+      .selectFrom("oauth_grants")
+      .select("id")
+      .where("account_id", "=", service.accountId)
+      .execute();
+    expect(grants).toHaveLength(0);
   });
 });
 

@@ -21,14 +21,18 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   /** Where the app would send the browser (set by the SDK after a 401). */
   authorizationUrl: URL | undefined;
 
+  /** The app's client ID metadata document: the SDK uses it as client_id when the server supports it. */
+  readonly clientMetadataUrl?: string;
+
   /**
-   * @param clientMetadataUrl - the app's client ID metadata document: the SDK then uses it as
-   *   its client_id instead of registering, when the server advertises support
+   * @param clientMetadataUrl - the app's client ID metadata document URL, instead of registering
    */
   constructor(
     private readonly name = "Test agent",
-    readonly clientMetadataUrl?: string,
-  ) {}
+    clientMetadataUrl?: string,
+  ) {
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl;
+  }
 
   get redirectUrl(): string {
     return APP_CALLBACK;
