@@ -17,11 +17,18 @@ export class OAuthClients {
   /**
    * @param documents - the document resolver, or undefined when
    *   `PERSONA_OAUTH_CLIENT_METADATA=off`
+   * @param release - closes what the resolver fetches through (its connections)
    */
   constructor(
     private readonly store: OAuthStore,
     private readonly documents: ClientMetadataDocuments | undefined,
+    private readonly release: () => Promise<void> = async () => undefined,
   ) {}
+
+  /** Closes the documents' connections (the server's stop). */
+  close(): Promise<void> {
+    return this.release();
+  }
 
   /** Whether URL client IDs are accepted (and advertised in the authorization-server metadata). */
   get documentsSupported(): boolean {
@@ -80,5 +87,5 @@ export function createOAuthClients(
     logger,
     onFetched: (client) => store.upsertClient(client),
   });
-  return new OAuthClients(store, documents);
+  return new OAuthClients(store, documents, () => dispatcher.close());
 }
