@@ -9,6 +9,7 @@ import type { Logger } from "./logging/logger.js";
 import { instrumentProviders } from "./metrics/instrument-provider.js";
 import { routeObserverOf } from "./metrics/instrument-routes.js";
 import { createMetrics } from "./metrics/metrics.js";
+import { type ClientMetadataFetchOverrides, createOAuthClients } from "./oauth/oauth-clients.js";
 import { OAuthStore } from "./oauth/oauth-store.js";
 import { OnlineSampler } from "./online-evaluation/online-sampler.js";
 import { OnlineScoreStore } from "./online-evaluation/online-score-store.js";
@@ -36,6 +37,8 @@ export interface ServiceOverrides {
   onStorageWaiting?: () => void;
   /** `false`: no tracing whatever the `OTEL_*` settings say (the operator CLI). */
   tracing?: false;
+  /** The TLS trust and deadline of client metadata documents' fetch (a test's own CA). */
+  clientMetadata?: ClientMetadataFetchOverrides;
 }
 
 /**
@@ -101,6 +104,12 @@ export async function createServices(
   const personas = new PersonaStore(store.database, store.changes);
   const keys = new KeyStore(store.database, store.changes);
   const oauth = new OAuthStore(store.database, store.changes);
+  const oauthClients = createOAuthClients(
+    config.PERSONA_OAUTH_CLIENT_METADATA,
+    oauth,
+    logger,
+    overrides.clientMetadata,
+  );
   const canaries = new PersonaCanaryStore(store.database);
   const tracing = overrides.tracing === false ? undefined : await startTracing(config, logger);
   const engine = new PersonaEngine(config.upstreams, instrumentProviders(providers, metrics), {
@@ -145,6 +154,7 @@ export async function createServices(
     onlineScores,
     keys,
     oauth,
+    oauthClients,
     engine,
     billing,
     metrics,

@@ -175,6 +175,7 @@ export async function startServer(services: Services): Promise<RunningServer> {
       await services.retention.stop();
       await services.canaryWatch.stop();
       await services.sampler.stop();
+      await services.oauthClients.close();
       await services.billing.close();
       await services.store.close();
       await services.tracing?.shutdown();

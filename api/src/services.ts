@@ -6,6 +6,7 @@ import type { InstanceHeartbeat } from "./instances/instance-heartbeat.js";
 import type { KeyStore } from "./keys/key-store.js";
 import type { Logger } from "./logging/logger.js";
 import type { Metrics } from "./metrics/metrics.js";
+import type { OAuthClients } from "./oauth/oauth-clients.js";
 import type { OAuthStore } from "./oauth/oauth-store.js";
 import type { OnlineSampler } from "./online-evaluation/online-sampler.js";
 import type { OnlineScoreStore } from "./online-evaluation/online-score-store.js";
@@ -34,6 +35,8 @@ export interface Services {
   keys: KeyStore;
   /** The OAuth authorization server's clients, grants (connected apps), codes and tokens. */
   oauth: OAuthStore;
+  /** The OAuth clients: registered ones and URL client IDs (client ID metadata documents). */
+  oauthClients: OAuthClients;
   engine: PersonaEngine;
   /** Balances, usage, rate limits, prices and x402 payments. */
   billing: Billing;

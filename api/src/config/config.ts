@@ -26,6 +26,13 @@ export const configSchema = z.object({
   /** Public origin written to `.env` as SERVICE_BASE_URL; defaults to http://HOST:PORT. */
   PERSONA_PUBLIC_URL: z.url().optional(),
   /**
+   * OAuth clients of `/mcp` identified by an https URL (client ID metadata
+   * documents): `public` fetches their documents from public addresses
+   * only, `any` from private networks too, `off` neither advertises nor
+   * accepts them (dynamic registration only).
+   */
+  PERSONA_OAUTH_CLIENT_METADATA: z.enum(["public", "any", "off"]).default("public"),
+  /**
    * SQLite file path or `file:` URL (the embedded default), or a `postgres://`
    * (`postgresql://`) URL for PostgreSQL; any other scheme stops start-up.
    */

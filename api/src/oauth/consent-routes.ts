@@ -1,3 +1,4 @@
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { redirectUriMatches } from "@modelcontextprotocol/sdk/server/auth/handlers/authorize.js";
 import { type Request, type RequestHandler, type Response, Router } from "express";
 import { html } from "../pages/html.js";
@@ -6,6 +7,7 @@ import { createPageErrorHandler, PageError } from "../pages/page-errors.js";
 import { requireSession } from "../pages/require-session.js";
 import { formField, pageLocals, type WebSupport } from "../pages/web-support.js";
 import { requireActiveAccount } from "../playground/account-access.js";
+import { isUrlClientId } from "./client-id-url.js";
 import { REMOTE_MCP_PATH } from "./oauth-endpoints.js";
 import { CONSENT_PATH } from "./oauth-provider.js";
 
@@ -13,6 +15,11 @@ import { CONSENT_PATH } from "./oauth-provider.js";
 interface ConsentRequest {
   clientId: string;
   clientName: string;
+  /**
+   * The host serving the client's metadata document, for a URL client ID:
+   * its name is self-asserted, the host is what the person can check.
+   */
+  documentHost: string | undefined;
   redirectUri: string;
   codeChallenge: string;
   resource: string;
@@ -38,7 +45,8 @@ function valuesOf(request: Request): Record<(typeof FIELDS)[number], string | un
 
 /**
  * Checks the authorization request again (the consent page is reachable
- * directly): a registered client, one of its redirect URIs (RFC 8252 §7.3:
+ * directly): a registered client (or a URL client ID whose metadata
+ * document passes its checks), one of its redirect URIs (RFC 8252 §7.3:
  * any port on loopback), an S256 challenge (43 base64url characters) and
  * this origin's `/mcp` as the resource. Never redirects a request that
  * failed these checks.
@@ -52,10 +60,16 @@ async function checkedRequest(web: WebSupport, request: Request): Promise<Consen
       400,
       `This authorization request is not valid: ${what}. Start the connection again from your app.`,
     );
-  const client =
-    values.client_id === undefined
-      ? undefined
-      : await web.services.oauth.findClient(values.client_id);
+  let client: Awaited<ReturnType<typeof web.services.oauthClients.find>>;
+  try {
+    client =
+      values.client_id === undefined
+        ? undefined
+        : await web.services.oauthClients.find(values.client_id);
+  } catch (error) {
+    if (error instanceof OAuthError) throw refuse(error.message);
+    throw error;
+  }
   if (client === undefined) throw refuse("the client is not registered");
   const redirectUri = values.redirect_uri;
   if (
@@ -72,6 +86,7 @@ async function checkedRequest(web: WebSupport, request: Request): Promise<Consen
   return {
     clientId: client.client_id,
     clientName: client.client_name ?? client.client_id,
+    documentHost: isUrlClientId(client.client_id) ? new URL(client.client_id).host : undefined,
     redirectUri,
     codeChallenge: values.code_challenge,
     resource,
@@ -135,6 +150,11 @@ export function createConsentRouter(web: WebSupport): Router {
       body: html`<p>An app asks to use Persona Reply as <strong>${session.email}</strong>'s account, through the MCP endpoint. Its calls are billed to this account.</p>
         <table>
           <tr><th>App</th><td id="client-name">${consent.clientName}</td></tr>
+          ${
+            consent.documentHost === undefined
+              ? ""
+              : html`<tr><th>Described by</th><td id="client-host"><strong>${consent.documentHost}</strong> <span class="muted">(the app's name above is its own claim; this is the site that publishes it)</span></td></tr>`
+          }
           <tr><th>Sends you back to</th><td id="redirect-uri"><code>${consent.redirectUri}</code></td></tr>
         </table>
         <form method="post" action="${CONSENT_PATH}">

@@ -5,8 +5,12 @@ import {
   getOAuthProtectedResourceMetadataUrl,
   mcpAuthRouter,
 } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import type { OAuthProtectedResourceMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthMetadata,
+  OAuthProtectedResourceMetadata,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { type RequestHandler, Router } from "express";
+import type { OAuthClients } from "./oauth-clients.js";
 import { PersonaOAuthProvider } from "./oauth-provider.js";
 import type { OAuthStore } from "./oauth-store.js";
 
@@ -32,18 +36,33 @@ export interface OAuthEndpoints {
  * `/.well-known/oauth-protected-resource/mcp`, authorize, token, RFC 7591
  * registration, RFC 7009 revocation), plus the protected-resource metadata
  * at the root `/.well-known/oauth-protected-resource` too, and
- * `requireBearerAuth` bound to the `/mcp` resource (RFC 8707).
+ * `requireBearerAuth` bound to the `/mcp` resource (RFC 8707). The
+ * authorization-server metadata is the SDK's with
+ * `client_id_metadata_document_supported: true` when URL client IDs are
+ * accepted (`PERSONA_OAUTH_CLIENT_METADATA` other than `off`).
  *
  * @param origin - the service's public origin (`PERSONA_PUBLIC_URL`, else
  *   the address the request arrived on), e.g. `https://persona.example`
  * @throws {Error} when the origin cannot be an issuer (http on a host other
  *   than localhost or 127.0.0.1: the MCP SDK requires https)
  */
-export function createOAuthEndpoints(store: OAuthStore, origin: string): OAuthEndpoints {
+export function createOAuthEndpoints(
+  store: OAuthStore,
+  clients: OAuthClients,
+  origin: string,
+): OAuthEndpoints {
   const issuerUrl = new URL(origin);
   const resource = new URL(`${origin}${REMOTE_MCP_PATH}`);
-  const provider = new PersonaOAuthProvider(store, resource);
+  const provider = new PersonaOAuthProvider(store, clients, resource);
   const router = Router();
+  if (clients.documentsSupported) {
+    const serverMetadata: OAuthMetadata = {
+      ...createOAuthMetadata({ provider, issuerUrl }),
+      client_id_metadata_document_supported: true,
+    };
+    // Before the SDK's router, which serves its own metadata at the same path.
+    router.use("/.well-known/oauth-authorization-server", metadataHandler(serverMetadata));
+  }
   const resourceMetadata: OAuthProtectedResourceMetadata = {
     resource: resource.href,
     authorization_servers: [createOAuthMetadata({ provider, issuerUrl }).issuer],

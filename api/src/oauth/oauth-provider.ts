@@ -17,6 +17,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { isLoopbackHost } from "@persona-reply/shared/node";
 import type { Response } from "express";
+import type { OAuthClients } from "./oauth-clients.js";
 import type { Exchange, OAuthStore } from "./oauth-store.js";
 
 /** Path of the consent page the authorization endpoint sends the browser to. */
@@ -62,8 +63,10 @@ function tokensOf(exchange: Exchange): OAuthTokens {
 /**
  * The service as an OAuth 2.1 authorization server for its `/mcp` endpoint,
  * as the MCP SDK's `mcpAuthRouter` drives it. Clients register
- * dynamically (RFC 7591) and are always public (no secret: PKCE S256 proves
- * the caller); redirect URIs are https or loopback. Authorization goes
+ * dynamically (RFC 7591) or are named by an https URL whose client ID
+ * metadata document describes them (oauth-clients.ts), and are always
+ * public (no secret: PKCE S256 proves the caller); redirect URIs are https
+ * or loopback. Authorization goes
  * through the signed-in consent page ({@link CONSENT_PATH}); tokens are
  * bound to the `/mcp` resource (RFC 8707) of this origin and to one
  * account and persona.
@@ -72,14 +75,18 @@ export class PersonaOAuthProvider implements OAuthServerProvider {
   readonly clientsStore: OAuthRegisteredClientsStore;
 
   /**
+   * @param clients - where `getClient` looks clients up (registered, or by their metadata document)
    * @param resource - the `/mcp` URL of this origin, the only resource tokens are issued for
    */
   constructor(
     private readonly store: OAuthStore,
+    clients: OAuthClients,
     readonly resource: URL,
   ) {
     this.clientsStore = {
-      getClient: (clientId) => store.findClient(clientId),
+      // Throws the SDK's InvalidClientError for a URL client ID whose document cannot be used:
+      // the SDK's authorize and client-authentication steps answer it as a 400 RFC 6749 error.
+      getClient: (clientId) => clients.find(clientId),
       registerClient: async (client) => {
         for (const uri of client.redirect_uris) {
           if (!isAllowedRedirectUri(uri)) {

@@ -39,7 +39,7 @@ export function createOAuthRouter(web: WebSupport): Router {
     let endpoints = byOrigin.get(origin);
     if (endpoints === undefined) {
       try {
-        endpoints = createOAuthEndpoints(services.oauth, origin);
+        endpoints = createOAuthEndpoints(services.oauth, services.oauthClients, origin);
       } catch (error) {
         services.logger.warn(
           { origin, reason: error instanceof Error ? error.message : String(error) },

@@ -125,6 +125,28 @@ export class OAuthStore {
   }
 
   /**
+   * Creates or updates the record of a client described by a client ID
+   * metadata document (its `client_id` is the document's URL), so grants
+   * can reference it and the Keys page can name it.
+   */
+  async upsertClient(client: OAuthClientInformationFull): Promise<void> {
+    const metadata = JSON.stringify(client);
+    const clientName = client.client_name ?? null;
+    await this.database
+      .insertInto("oauth_clients")
+      .values({
+        client_id: client.client_id,
+        client_name: clientName,
+        metadata,
+        created_at: new Date().toISOString(),
+      })
+      .onConflict((conflict) =>
+        conflict.column("client_id").doUpdateSet({ client_name: clientName, metadata }),
+      )
+      .execute();
+  }
+
+  /**
    * Records an approval and its authorization code.
    *
    * @returns the code in plain text (for the redirect only)

@@ -62,7 +62,10 @@ const PROTECTED_RESOURCE = operation(
 const AUTHORIZE = {
   parameters: [
     ["response_type", "`code`."],
-    ["client_id", "A client registered at /register."],
+    [
+      "client_id",
+      "A client registered at /register, or the https URL of the client's metadata document (fetched and checked: a document that cannot be used is a 400 `invalid_client` saying why).",
+    ],
     [
       "redirect_uri",
       "One of the client's redirect URIs; on loopback any port (RFC 8252). Optional when it registered one.",
@@ -85,7 +88,7 @@ const AUTHORIZE = {
       headers,
     },
     "400": json(
-      "Unknown client or a redirect URI it did not register: answered here, never redirected.",
+      "Unknown client, a client metadata document that cannot be used (`invalid_client`), or a redirect URI the client did not register (`invalid_request`): answered here, never redirected.",
     ),
     "403": FOREIGN_HOST,
     "429": TOO_MANY,
@@ -135,7 +138,7 @@ export function oauthPaths(): Record<string, PathItemObject> {
       get: operation(
         "oauthAuthorizationServer",
         "Authorization-server metadata",
-        "RFC 8414 metadata: the authorize, token, registration and revocation endpoints, `code` only, PKCE `S256` only.",
+        "RFC 8414 metadata: the authorize, token, registration and revocation endpoints, `code` only, PKCE `S256` only, and `client_id_metadata_document_supported: true` (unless `PERSONA_OAUTH_CLIENT_METADATA=off`): a `client_id` may be the https URL of the client's metadata document.",
         { responses: { "200": json("The metadata."), "403": FOREIGN_HOST } },
       ),
     },
@@ -162,7 +165,7 @@ export function oauthPaths(): Record<string, PathItemObject> {
           requestBody: form(
             {
               grant_type: "`authorization_code` or `refresh_token`.",
-              client_id: "The registered client.",
+              client_id: "The registered client, or its metadata document's URL.",
               code: "The authorization code (authorization_code).",
               code_verifier: "The PKCE verifier (authorization_code).",
               redirect_uri: "The authorization request's redirect URI (authorization_code).",

@@ -21,7 +21,18 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   /** Where the app would send the browser (set by the SDK after a 401). */
   authorizationUrl: URL | undefined;
 
-  constructor(private readonly name = "Test agent") {}
+  /** The app's client ID metadata document: the SDK uses it as client_id when the server supports it. */
+  readonly clientMetadataUrl?: string;
+
+  /**
+   * @param clientMetadataUrl - the app's client ID metadata document URL, instead of registering
+   */
+  constructor(
+    private readonly name = "Test agent",
+    clientMetadataUrl?: string,
+  ) {
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl;
+  }
 
   get redirectUrl(): string {
     return APP_CALLBACK;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config/config.js";
-import { createServices } from "../../src/create-services.js";
+import { createServices, type ServiceOverrides } from "../../src/create-services.js";
 import { createLogger } from "../../src/logging/logger.js";
 import type { Persona } from "../../src/personas/persona.js";
 import { readExamplePersona } from "../../src/seed/demo-seed.js";
@@ -33,11 +33,12 @@ export interface TestService {
  * Starts the service on port 0 with a fresh SQLite file, one account, two
  * personas (with and without personify access) and a key.
  *
- * @param options - `log` receives every log line (at `PERSONA_LOG_LEVEL`, silent by default)
+ * @param options - `log` receives every log line (at `PERSONA_LOG_LEVEL`, silent by default);
+ *   `overrides` are createServices' test seams
  */
 export async function startTestService(
   environment: Record<string, string> = {},
-  options: { log?: (line: string) => void } = {},
+  options: { log?: (line: string) => void; overrides?: ServiceOverrides } = {},
 ): Promise<TestService> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "persona-api-test-"));
   const config = loadConfig({
@@ -53,6 +54,7 @@ export async function startTestService(
   const services = await createServices(
     config,
     createLogger(config.PERSONA_LOG_LEVEL, destination),
+    options.overrides,
   );
   const server: RunningServer = await startServer(services);
   const account = await services.accounts.create("Test account");
