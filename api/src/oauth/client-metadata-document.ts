@@ -59,7 +59,10 @@ export function freshSecondsOf(cacheControl: string | null): number {
 function describeFetchError(error: unknown, timeoutMs: number): string {
   let cause: unknown = error;
   for (let depth = 0; cause instanceof Error && depth < 5; depth += 1) {
-    if (cause instanceof NotPublicAddressError) return `refused: ${cause.message}`;
+    // The address the name resolved to stays unsaid: a client must not learn this network's names.
+    if (cause instanceof NotPublicAddressError) {
+      return `refused: ${cause.host} is not a public address`;
+    }
     if (cause.name === "TimeoutError" || cause.name === "ConnectTimeoutError") {
       return `no answer within ${timeoutMs} ms`;
     }

@@ -138,7 +138,7 @@ export function oauthPaths(): Record<string, PathItemObject> {
       get: operation(
         "oauthAuthorizationServer",
         "Authorization-server metadata",
-        "RFC 8414 metadata: the authorize, token, registration and revocation endpoints, `code` only, PKCE `S256` only, and `client_id_metadata_document_supported: true` (unless `PERSONA_OAUTH_CLIENT_METADATA=off`): a `client_id` may be the https URL of the client's metadata document.",
+        "RFC 8414 metadata: the authorize, token, registration and revocation endpoints, `code` only, PKCE `S256` only, and `client_id_metadata_document_supported: true` (unless the operator turned URL client IDs off): a `client_id` may be the https URL of the client's metadata document.",
         { responses: { "200": json("The metadata."), "403": FOREIGN_HOST } },
       ),
     },
