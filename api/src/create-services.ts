@@ -24,6 +24,7 @@ import type { SettleInput, SettleOutcome } from "./storage/ledger.js";
 import { startTracing } from "./tracing/start-tracing.js";
 import { retentionSettingsOf } from "./usage/retention-settings.js";
 import { UsageRetention } from "./usage/usage-retention.js";
+import { UsageStore } from "./usage/usage-store.js";
 
 /** Test and tool seams of {@link createServices}. */
 export interface ServiceOverrides {
@@ -157,6 +158,7 @@ export async function createServices(
     oauthClients,
     engine,
     billing,
+    usage: new UsageStore(store),
     metrics,
     ...traced,
     pipeline: {

@@ -17,6 +17,7 @@ import type { PipelineContext } from "./pipeline/pipeline-context.js";
 import type { Database, Store } from "./storage/store.js";
 import type { Tracing } from "./tracing/tracing.js";
 import type { UsageRetention } from "./usage/usage-retention.js";
+import type { UsageStore } from "./usage/usage-store.js";
 
 /** What the routes need, built once at start-up (see createServices). */
 export interface Services {
@@ -38,8 +39,10 @@ export interface Services {
   /** The OAuth clients: registered ones and URL client IDs (client ID metadata documents). */
   oauthClients: OAuthClients;
   engine: PersonaEngine;
-  /** Balances, usage, rate limits, prices and x402 payments. */
+  /** Balances, rate limits, prices and x402 payments. */
   billing: Billing;
+  /** Usage rows: the usage report, records and charges read back. */
+  usage: UsageStore;
   /** Prometheus metrics of this instance (served at `/metrics`). */
   metrics: Metrics;
   /** OpenTelemetry tracing when configured (tracing/start-tracing.ts); flushed by the server's stop. */

@@ -114,7 +114,7 @@ await describeEachDialect("persona-admin billing commands", (database) => {
       [200, 50, "local", "llama-test"],
       [429, 0, null, null],
     ] as const) {
-      await store.billing.usage.record({
+      await store.usage.record({
         upstream,
         model,
         accountId,

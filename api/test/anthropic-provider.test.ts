@@ -111,7 +111,8 @@ describe("the Anthropic provider through its SDK against a fake Messages API", (
       { role: "user", content: "Hi\n\nWhat should I sow in March?" },
     ]);
     // Billed from the reported usage at claude's price: 40 × 3 + 9 × 15 micro-units.
-    const { balances, usage } = service.services.billing;
+    const { balances } = service.services.billing;
+    const { usage } = service.services;
     expect((await balances.balanceOf(accountId))?.balanceMicros).toBe(STARTING_BALANCE - 255);
     const [row] = await usage.findByRequestIds([response.headers.get("x-request-id") ?? ""]);
     expect(row).toMatchObject({

@@ -88,7 +88,7 @@ await describeEachDialect("billing and rate limits over HTTP", (database) => {
     ];
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(await ledgerMatches(who.accountId)).toBe(10_000 - 3 * OFFLINE_PRICE);
-    const rows = await service.services.billing.usage.findByRequestIds(ids);
+    const rows = await service.services.usage.findByRequestIds(ids);
     expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(row).toMatchObject({
@@ -125,7 +125,7 @@ await describeEachDialect("billing and rate limits over HTTP", (database) => {
     // 12 input tokens × 2.00 per million + 5 output tokens × 3.00 per million, in micro-units.
     expect(await ledgerMatches(who.accountId)).toBe(10_000 - (24 + 15));
     // The usage row names the route target that answered (settled in the ledger's batch).
-    const [served] = await service.services.billing.usage.findByRequestIds(["provider-served"]);
+    const [served] = await service.services.usage.findByRequestIds(["provider-served"]);
     expect(served).toMatchObject({
       status: 200,
       costMicros: 39,
@@ -144,7 +144,7 @@ await describeEachDialect("billing and rate limits over HTTP", (database) => {
     ).toBe(422);
     expect((await who.post("/api/v1/generate", hello(randomUUID()))).status).toBe(404);
     expect(await ledgerMatches(who.accountId)).toBe(10_000 - 39);
-    const [row] = await service.services.billing.usage.findByRequestIds(["provider-failure"]);
+    const [row] = await service.services.usage.findByRequestIds(["provider-failure"]);
     expect(row).toMatchObject({ status: 502, costMicros: 0, upstream: null, model: null });
   });
 

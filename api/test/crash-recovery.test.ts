@@ -134,7 +134,7 @@ await describeEachDialect("crash in the middle of a load", (database) => {
         unanswered.length,
     );
 
-    const rows = await store.billing.usage.findByRequestIds([...served]);
+    const rows = await store.usage.findByRequestIds([...served]);
     const servedRows = rows.filter((row) => row.status === 200);
     expect(new Set(servedRows.map((row) => row.requestId))).toEqual(served);
     const entries = await store.billing.balances.entries(customer.accountId);

@@ -268,7 +268,8 @@ describe(`property-based fuzzing of the three endpoints (${RUNS} cases each)`, (
   it("charged exactly the requests answered 200, nothing for rejected ones, and holds no reservation", async () => {
     expect(served.ok).toBeGreaterThan(RUNS / 10);
     expect(served.rejected).toBeGreaterThan(RUNS / 2);
-    const { balances, usage } = service.services.billing;
+    const { balances } = service.services.billing;
+    const { usage } = service.services;
     const charges = (await balances.entries(service.accountId)).filter(
       (entry) => entry.kind === "charge",
     );

@@ -134,7 +134,7 @@ describe("a route of two upstreams", () => {
     expect(second.requests.at(-1)?.model).toBe("model-b");
     expect(second.authorizations.at(-1)).toBe("Bearer second-upstream-secret");
     // The usage row names the target that answered.
-    const [row] = await service.services.billing.usage.findByRequestIds([
+    const [row] = await service.services.usage.findByRequestIds([
       response.headers.get("x-request-id") ?? "",
     ]);
     expect(row).toMatchObject({ status: 200, upstream: "second", model: "model-b" });
@@ -260,7 +260,8 @@ describe("a route of two upstreams", () => {
         }
       }
     }
-    const { balances, usage } = service.services.billing;
+    const { balances } = service.services.billing;
+    const { usage } = service.services;
     expect(await balances.balanceOf(accountId)).toMatchObject({
       balanceMicros: STARTING_BALANCE,
       reservedMicros: 0,

@@ -116,7 +116,7 @@ describe("the models list (completions dialect)", () => {
       otherClient.completions.create({ model: other.persona.id, prompt: "Hi" }),
     ).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     // The usage holds the three completions only; the balance paid for the two answered.
-    const usage = await service.services.billing.usage.list(other.accountId);
+    const usage = await service.services.usage.list(other.accountId);
     expect(usage.map((line) => [line.endpoint, line.status]).sort()).toEqual([
       ["completions", 200],
       ["completions", 200],

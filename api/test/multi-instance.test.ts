@@ -67,7 +67,7 @@ describe.skipIf(skipReason !== undefined)(
       );
       expect(statuses.filter((status) => status === 200)).toHaveLength(25);
       expect(statuses.filter((status) => status === 429)).toHaveLength(15);
-      const served = (await store.billing.usage.list(customer.accountId)).filter(
+      const served = (await store.usage.list(customer.accountId)).filter(
         (row) => row.status === 200,
       );
       expect(served).toHaveLength(25);

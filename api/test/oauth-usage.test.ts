@@ -93,7 +93,7 @@ await describeEachDialect("a connected app's usage rows name its grant", (databa
     ]);
 
     // Read back as a usage record (what the archive's reader gives too).
-    const records = await service.services.billing.usage.list(service.accountId);
+    const records = await service.services.usage.list(service.accountId);
     const ofApp = records.filter((record) => record.oauthGrantId === grantId);
     expect(ofApp.map((record) => [record.endpoint, record.status])).toEqual(
       expect.arrayContaining([

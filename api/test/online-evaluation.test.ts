@@ -113,7 +113,7 @@ await describeEachDialect("online evaluation", (database) => {
 
   /** Everything metering keeps of a customer, without its IDs and times. */
   async function metered(accountId: string) {
-    const rows = await services.billing.usage.list(accountId);
+    const rows = await services.usage.list(accountId);
     return {
       balance: (await services.billing.balances.balanceOf(accountId))?.balanceMicros,
       ledgerSum: await services.billing.balances.ledgerSum(accountId),
@@ -275,7 +275,7 @@ await describeEachDialect("online evaluation", (database) => {
     const status = JSON.parse((await admin("status", personaId, "--json")).stdout);
     expect(status.sampling.percent).toBe(100);
     expect(status.canary).toMatchObject({ version: 2, minOnlineScore: 90, minSamples: 3 });
-    const rows = (await services.billing.usage.list()).filter(
+    const rows = (await services.usage.list()).filter(
       (row) => row.personaId === personaId && row.createdAt >= status.since,
     );
     const nearestRank = (values: number[], p: number) =>

@@ -196,7 +196,7 @@ describe.skipIf(skipReason !== undefined)(
       const status = JSON.parse(
         (await runAdmin(store, "persona", "status", personaId, "--json")).stdout,
       );
-      const rows = (await store.billing.usage.list(accountId)).filter(
+      const rows = (await store.usage.list(accountId)).filter(
         (row) => row.personaId === personaId && row.createdAt >= status.since,
       );
       const fromRows = (version: number) => {

@@ -109,7 +109,7 @@ describe("persona canary (SQLite)", () => {
     expect(onCanary).toBeLessThanOrEqual(11);
 
     // Usage rows name the version that answered each key; every request charged once.
-    const rows = (await services.billing.usage.list(accountId)).filter(
+    const rows = (await services.usage.list(accountId)).filter(
       (row) => row.personaId === personaId,
     );
     expect(rows).toHaveLength(90);

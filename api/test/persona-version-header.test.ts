@@ -38,7 +38,7 @@ describe("Persona-Version", () => {
     // The body is exactly the spec's: no version in it.
     expect(JSON.stringify(await renamed.json())).not.toMatch(/version/iu);
 
-    const rows = (await service.services.billing.usage.list(service.accountId)).filter(
+    const rows = (await service.services.usage.list(service.accountId)).filter(
       (row) => row.personaId === id,
     );
     expect(rows.map((row) => [row.endpoint, row.personaVersion])).toEqual([
@@ -47,7 +47,7 @@ describe("Persona-Version", () => {
       ["completions", 1],
       ["generate", 2],
     ]);
-    const byVersion = await service.services.billing.usage.report({
+    const byVersion = await service.services.usage.report({
       personaId: id,
       byVersion: true,
     });

@@ -93,7 +93,7 @@ await describeEachDialect("migration 0010: persona versions", (database) => {
       expect(history?.[0]?.traits).toEqual(found?.traits);
     }
     // Older usage rows name no version; the next change is version 2.
-    const [row] = await services.billing.usage.list(accountId);
+    const [row] = await services.usage.list(accountId);
     expect(row).toMatchObject({ id: usageId, personaVersion: null });
     const next = await services.personas.revise(personas[0]?.id ?? "", { name: "Juniper 2" });
     expect(next).toMatchObject({ kind: "created", version: { version: 2, changes: ["name"] } });

@@ -67,7 +67,7 @@ await describeEachDialect("migration 0018: no index on usage rows' request IDs",
       expect(indexesBefore.length).toBeGreaterThan(1);
     }
     expect(await requestIdIndexes(database)).toEqual([]);
-    const rows = await services?.billing.usage.findByRequestIds(["support-case-42"]);
+    const rows = await services?.usage.findByRequestIds(["support-case-42"]);
     expect(rows?.map((row) => [row.accountId, row.costMicros])).toEqual([[accountId, 1_000]]);
   });
 });

@@ -87,7 +87,7 @@ async function unservableCount(url: string, personaId: string): Promise<number> 
 /** What an account holds and has been charged, to compare before and after. */
 async function moneyOf(store: Services, accountId: string) {
   const balance = await store.billing.balances.balanceOf(accountId);
-  const usage = await store.billing.usage.list(accountId);
+  const usage = await store.usage.list(accountId);
   return {
     balanceMicros: balance?.balanceMicros,
     reservedMicros: balance?.reservedMicros,
@@ -266,7 +266,7 @@ describe("persona route guards with one instance on SQLite", () => {
     const sent = await expectUnservableEverywhere(instance.url, store, customer);
     expect(await moneyOf(store, customer.accountId)).toEqual({ ...before, reservedMicros: 0 });
     expect(await unservableCount(instance.url, customer.persona.id)).toBe(counted + sent);
-    const refusals = (await store.billing.usage.list(customer.accountId)).filter(
+    const refusals = (await store.usage.list(customer.accountId)).filter(
       (row) => row.status === 503,
     );
     expect(refusals.length).toBeGreaterThanOrEqual(sent);

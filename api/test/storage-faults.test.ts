@@ -283,9 +283,7 @@ describe("the embedded database under faults (SQLite, a real process)", () => {
       const before = results.filter(
         (result) => result.status === 200 && result.startedAt + result.elapsedMs < backupStarted,
       );
-      const rows = await store.billing.usage.findByRequestIds(
-        before.map((result) => result.requestId),
-      );
+      const rows = await store.usage.findByRequestIds(before.map((result) => result.requestId));
       expect(rows.filter((row) => row.status === 200 && row.costMicros > 0)).toHaveLength(
         before.length,
       );

@@ -113,7 +113,7 @@ await describeEachDialect("storage", (database) => {
       "charge",
       "adjustment",
     ]);
-    const [usage] = await services.billing.usage.findByRequestIds(["request-1"]);
+    const [usage] = await services.usage.findByRequestIds(["request-1"]);
     expect(usage).toMatchObject({
       status: 200,
       costMicros: 400,
@@ -154,7 +154,7 @@ await describeEachDialect("storage", (database) => {
     const balance = await balances.balanceOf(account.id);
     expect(balance).toMatchObject({ balanceMicros: 10_000, reservedMicros: 0 });
     expect(await balances.ledgerSum(account.id)).toBe(10_000);
-    const [row] = await services.billing.usage.findByRequestIds(["lost-answer"]);
+    const [row] = await services.usage.findByRequestIds(["lost-answer"]);
     expect(row).toMatchObject({ status: 503, costMicros: 0 });
     expect((await balances.entries(account.id)).map((entry) => entry.kind)).toEqual([
       "topup",
@@ -261,9 +261,9 @@ await describeEachDialect("storage", (database) => {
       paymentMethod: "balance" as const,
       paymentReference: null,
     };
-    await services.billing.usage.record({ ...base, status: 200, costMicros: 100 });
-    await services.billing.usage.record({ ...base, status: 200, costMicros: 150 });
-    await services.billing.usage.record({
+    await services.usage.record({ ...base, status: 200, costMicros: 100 });
+    await services.usage.record({ ...base, status: 200, costMicros: 150 });
+    await services.usage.record({
       ...base,
       status: 429,
       costMicros: 0,
@@ -271,7 +271,7 @@ await describeEachDialect("storage", (database) => {
       outputTokens: 0,
     });
     const today = new Date().toISOString().slice(0, 10);
-    const lines = await services.billing.usage.report({
+    const lines = await services.usage.report({
       accountId: account.id,
       from: today,
       to: today,
@@ -291,8 +291,6 @@ await describeEachDialect("storage", (database) => {
         costMicros: 250,
       },
     ]);
-    expect(
-      await services.billing.usage.report({ accountId: account.id, to: "2000-01-01" }),
-    ).toEqual([]);
+    expect(await services.usage.report({ accountId: account.id, to: "2000-01-01" })).toEqual([]);
   });
 });

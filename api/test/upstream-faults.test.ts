@@ -141,7 +141,8 @@ describe("upstream faults of the OpenAI-compatible provider, on all three endpoi
   });
 
   it("charged nothing for any of them and left no reservation", async () => {
-    const { balances, usage } = service.services.billing;
+    const { balances } = service.services.billing;
+    const { usage } = service.services;
     const balance = await balances.balanceOf(accountId);
     expect(balance).toMatchObject({ balanceMicros: STARTING_BALANCE, reservedMicros: 0 });
     expect(await balances.ledgerSum(accountId)).toBe(STARTING_BALANCE);

@@ -128,7 +128,7 @@ await describeEachDialect("migration 0017: charges on usage rows", (database) =>
     expect(await balances.reverseSettlement(usageId, 503)).toBe(400);
     expect(await balances.balanceOf(accountId)).toMatchObject({ balanceMicros: 95_500 });
     expect(await balances.ledgerSum(accountId)).toBe(95_500);
-    const [row] = await services.billing.usage.findByRequestIds(["lost"]);
+    const [row] = await services.usage.findByRequestIds(["lost"]);
     expect(row).toMatchObject({ status: 503, costMicros: 0 });
     const entries = await balances.entries(accountId);
     expect(entries.slice(-2).map((entry) => [entry.kind, entry.amountMicros])).toEqual([

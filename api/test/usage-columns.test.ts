@@ -58,7 +58,8 @@ await describeEachDialect("the usage row's one column list", (database) => {
       // No foreign key: any text is stored as given.
       oauthGrantId: "grant-columns",
     };
-    const { balances, usage } = services.billing;
+    const { balances } = services.billing;
+    const { usage } = services;
     const reservation = await balances.reserve(customer.accountId, 500, "req-columns");
     if (reservation === undefined) throw new Error("not reserved");
     const { usageId } = await balances.settle(reservation, 300, served);

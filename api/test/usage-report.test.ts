@@ -47,13 +47,13 @@ await describeEachDialect("the usage report's one grouping", (database) => {
       { ...base, upstream: "Zeta", model: "m-1", personaVersion: 2 },
       { ...base, status: 429, inputTokens: 0, outputTokens: 0, costMicros: 0 },
     ];
-    for (const request of requests) await services.billing.usage.record(request);
-    const records = await services.billing.usage.list(customer.accountId);
+    for (const request of requests) await services.usage.record(request);
+    const records = await services.usage.list(customer.accountId);
     const day = new Date().toISOString().slice(0, 10);
     const line = { accountId: customer.accountId, day };
     const sums = { inputTokens: 3, outputTokens: 2 };
 
-    const lines = await services.billing.usage.report({ accountId: customer.accountId });
+    const lines = await services.usage.report({ accountId: customer.accountId });
     expect(lines).toEqual([
       {
         ...line,
@@ -103,7 +103,7 @@ await describeEachDialect("the usage report's one grouping", (database) => {
     expect(await usageReportOf(each(records), { accountId: customer.accountId })).toEqual(lines);
 
     const byVersion = { accountId: customer.accountId, byVersion: true };
-    const versioned = await services.billing.usage.report(byVersion);
+    const versioned = await services.usage.report(byVersion);
     expect(
       versioned.map((entry) => [entry.personaId === null, entry.personaVersion, entry.upstream]),
     ).toEqual([

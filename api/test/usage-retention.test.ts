@@ -147,7 +147,7 @@ await describeEachDialect("usage retention", (database) => {
 
   it("removes old rows in batches, keeps newer ones, the daily totals and ledger sum = balance", async () => {
     const totalsBefore = await readDailyTotals(services.database);
-    const reportBefore = await services.billing.usage.report({ to: daysAgo(31).slice(0, 10) });
+    const reportBefore = await services.usage.report({ to: daysAgo(31).slice(0, 10) });
     await ledgerMatchesBalances();
 
     const report = await retention.run(NOW);
@@ -294,7 +294,7 @@ await describeEachDialect("usage retention", (database) => {
     });
     while (!done || recorded.length < 20) {
       recorded.push(
-        await services.billing.usage.record(
+        await services.usage.record(
           refusedUsage({
             accountId: customer.accountId,
             apiKeyId: customer.keyId,
@@ -305,7 +305,7 @@ await describeEachDialect("usage retention", (database) => {
     }
     const report = await run;
     expect(report.usageRowsRemoved).toBe(120);
-    const kept = await services.billing.usage.findByRequestIds([]);
+    const kept = await services.usage.findByRequestIds([]);
     expect(kept).toEqual([]);
     const rows = await services.database
       .selectFrom("usage_records")

@@ -151,7 +151,7 @@ await describeEachDialect("402 payment challenge (docs/API.md §5.6, x402)", (da
     expect(facilitator.settlements).toHaveLength(settlementsBefore + 1);
     expect(paid.headers.get("ratelimit")).toBeNull();
 
-    const [row] = await service.services.billing.usage.findByRequestIds(["paid-request"]);
+    const [row] = await service.services.usage.findByRequestIds(["paid-request"]);
     expect(row).toMatchObject({
       accountId: service.accountId,
       apiKeyId: null,
@@ -267,7 +267,7 @@ await describeEachDialect("402 payment challenge (docs/API.md §5.6, x402)", (da
     } finally {
       facilitator.settleSucceeds = true;
     }
-    const [row] = await service.services.billing.usage.findByRequestIds(["unsettled"]);
+    const [row] = await service.services.usage.findByRequestIds(["unsettled"]);
     expect(row).toMatchObject({ status: 402, costMicros: 0, paymentMethod: "x402" });
   });
 

@@ -113,7 +113,7 @@ async function archiveReport(
  */
 export function addBillingCommands(
   program: Command,
-  services: Pick<Services, "accounts" | "billing" | "personas">,
+  services: Pick<Services, "accounts" | "billing" | "personas" | "usage">,
   output: Printer,
 ): void {
   // `services` is opened only when a command runs (cli.ts): read it inside the actions.
@@ -283,7 +283,7 @@ export function addBillingCommands(
         chart?: boolean;
         fromArchive?: string;
       }) => {
-        const filter: Parameters<Services["billing"]["usage"]["report"]>[0] = {};
+        const filter: Parameters<Services["usage"]["report"]>[0] = {};
         if (options.account !== undefined) filter.accountId = options.account;
         if (options.persona !== undefined) filter.personaId = options.persona;
         if (options.from !== undefined) filter.from = options.from;
@@ -291,7 +291,7 @@ export function addBillingCommands(
         if (options.by === "version") filter.byVersion = true;
         const lines =
           options.fromArchive === undefined
-            ? await services.billing.usage.report(filter)
+            ? await services.usage.report(filter)
             : await archiveReport(options.fromArchive, filter);
         if (options.json === true) output.print(lines);
         else if (options.chart === true && lines.length > 0) {

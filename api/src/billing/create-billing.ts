@@ -7,7 +7,6 @@ import type { RateLimiter } from "../rate-limits/rate-limiter.js";
 import { RedisRateLimiter } from "../rate-limits/redis-rate-limiter.js";
 import { SqlRateLimiter } from "../rate-limits/sql-rate-limiter.js";
 import type { Store } from "../storage/store.js";
-import { UsageStore } from "../usage/usage-store.js";
 import { BalanceStore } from "./balance-store.js";
 import { PriceList } from "./price-list.js";
 import { ReleaseRetries } from "./release-retries.js";
@@ -31,7 +30,6 @@ export function sweepIntervalMs(
 /** Billing, rate limits and payments, built once at start-up. */
 export interface Billing {
   balances: BalanceStore;
-  usage: UsageStore;
   limits: LimitsStore;
   rateLimiter: RateLimiter;
   prices: PriceList;
@@ -136,7 +134,6 @@ export function createBilling(
   };
   return {
     balances,
-    usage: new UsageStore(store),
     limits,
     rateLimiter,
     prices: new PriceList(config.upstreams),

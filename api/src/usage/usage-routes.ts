@@ -36,7 +36,7 @@ async function readVersionUsage(
   accountId: string,
   now: number,
 ): Promise<VersionUsage[]> {
-  const lines = await services.billing.usage.report({
+  const lines = await services.usage.report({
     accountId,
     from: periodDays(now)[0] ?? utcDay(now),
     byVersion: true,

@@ -130,7 +130,7 @@ export async function ledgerProblems(
 ): Promise<string[]> {
   const problems: string[] = [];
   const served = results.filter((result) => result.status === 200).map((r) => r.requestId);
-  const rows = await services.billing.usage.findByRequestIds(served);
+  const rows = await services.usage.findByRequestIds(served);
   const servedRows = rows.filter((row) => row.status === 200);
   const found = new Set(servedRows.map((row) => row.requestId));
   const missing = served.filter((id) => !found.has(id));
@@ -144,7 +144,7 @@ export async function ledgerProblems(
   if (uncharged.length > 0) problems.push(`${uncharged.length} usage rows have no charge entry`);
   // Rows of requests answered anything but 200 must not be charged.
   const failedIds = results.filter((result) => result.status !== 200).map((r) => r.requestId);
-  const failedRows = await services.billing.usage.findByRequestIds(failedIds);
+  const failedRows = await services.usage.findByRequestIds(failedIds);
   const charged = failedRows.filter((row) => row.costMicros > 0);
   if (charged.length > 0) problems.push(`${charged.length} requests not answered 200 were charged`);
   const balance = await services.billing.balances.balanceOf(accountId);
