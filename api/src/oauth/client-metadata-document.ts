@@ -6,8 +6,8 @@ import {
 import { type Dispatcher, fetch } from "undici";
 import type { Logger } from "../logging/logger.js";
 import { parseClientIdUrl } from "./client-id-url.js";
-import { isAllowedRedirectUri } from "./oauth-provider.js";
 import { NotPublicAddressError } from "./public-address-agent.js";
+import { isAllowedRedirectUri } from "./redirect-uri.js";
 
 /** Largest document accepted, in bytes (read as a stream; a bigger one is refused). */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;

@@ -15,31 +15,13 @@ import type {
   OAuthTokenRevocationRequest,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { isLoopbackHost } from "@persona-reply/shared/node";
 import type { Response } from "express";
 import type { OAuthClients } from "./oauth-clients.js";
 import type { Exchange, OAuthStore } from "./oauth-store.js";
+import { isAllowedRedirectUri } from "./redirect-uri.js";
 
 /** Path of the consent page the authorization endpoint sends the browser to. */
 export const CONSENT_PATH = "/oauth/consent";
-
-/**
- * Whether a redirect URI may be registered: `https:`, or `http:` on a
- * loopback host (RFC 8252 §7.3: any port is then accepted at authorization),
- * without a fragment (RFC 6749 §3.1.2).
- */
-export function isAllowedRedirectUri(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  if (url.hash !== "" || value.includes("#")) return false;
-  if (url.username !== "" || url.password !== "") return false;
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && isLoopbackHost(url.host);
-}
 
 function tokensOf(exchange: Exchange): OAuthTokens {
   if (!exchange.ok) {
